@@ -1,0 +1,50 @@
+//! `lcsfmu build MODEL.toml... [-o OUT]`.
+
+use crate::error::Error;
+use crate::export::{self, BuildEnv};
+use crate::model::validate;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Model files (TOML).
+    #[arg(required = true)]
+    models: Vec<PathBuf>,
+    /// Output .fmu file (one model) or directory (several); default: <model name>.fmu here.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Cargo target directory shared by FMU builds (default: target/fmu-build in the lcsfmu sources).
+    #[arg(long)]
+    cache_dir: Option<PathBuf>,
+    /// Show cargo's output.
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Error> {
+    let mut env = BuildEnv::from_env();
+    if let Some(dir) = args.cache_dir {
+        env.cache_dir = dir;
+    }
+    env.verbose = args.verbose;
+    let many = args.models.len() > 1;
+    for path in &args.models {
+        let model = validate::load(path)?;
+        let file = PathBuf::from(format!("{}.fmu", model.name));
+        let out = match &args.output {
+            Some(o) if many || o.is_dir() => o.join(file),
+            Some(o) => o.clone(),
+            None => file,
+        };
+        let started = Instant::now();
+        let written = export::build(&model, path, &out, &env)?;
+        println!(
+            "{} ({:.1} s)",
+            written.display(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,59 @@
+//! Command-line interface: argument definitions and dispatch, one file per
+//! subcommand. Errors from the library are printed once, here, with their context.
+
+mod build;
+mod check;
+mod simulate;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lcsfmu",
+    version,
+    about = "Turn linear complementarity systems into FMI 2.0 Co-Simulation FMUs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compile a model file into an .fmu.
+    Build(build::Args),
+    /// Simulate a model file or an .fmu in process and write CSV.
+    Simulate(simulate::Args),
+    /// Validate a model file and print its complementarity structure.
+    Check(check::Args),
+}
+
+/// Parses a `NAME=VALUE` argument.
+fn parse_assignment(s: &str) -> Result<(String, f64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}' is not NAME=VALUE"))?;
+    let v: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{value}' is not a number"))?;
+    Ok((name.trim().to_string(), v))
+}
+
+/// Entry point of the binary.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Build(a) => build::run(a),
+        Command::Simulate(a) => simulate::run(a),
+        Command::Check(a) => check::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! `lcsfmu simulate MODEL.toml|MODEL.fmu [--stop T] [--step H] [--set NAME=VALUE]... [-o out.csv]`.
+
+use crate::error::Error;
+use crate::model::{validate, Model};
+use crate::simulate::{self, InputTable, Options};
+use crate::{model_description, pack};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// A model file (TOML) or an FMU built by lcsfmu.
+    model: PathBuf,
+    /// Start time (default: the model's experiment).
+    #[arg(long)]
+    start: Option<f64>,
+    /// Stop time (default: the model's experiment).
+    #[arg(long)]
+    stop: Option<f64>,
+    /// Communication step size (default: the model's experiment).
+    #[arg(long)]
+    step: Option<f64>,
+    /// Set a parameter, a state's start value or a constant input.
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = super::parse_assignment)]
+    sets: Vec<(String, f64)>,
+    /// CSV file with a `time` column and one column per input (linear interpolation).
+    #[arg(long)]
+    input: Option<PathBuf>,
+    /// Output CSV file (default: standard output).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+/// Reads the model compiled into an FMU and checks it against the FMU's GUID.
+fn model_from_fmu(path: &Path) -> Result<(Model, String), Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let open = || std::fs::File::open(path).map_err(io);
+    let json = pack::read_entry(open()?, pack::MODEL_ENTRY).map_err(io)?;
+    let xml = pack::read_entry(open()?, "modelDescription.xml").map_err(io)?;
+    let model = Model::from_json(&json)
+        .map_err(|e| Error::Simulation(format!("{}: {e}", path.display())))?;
+    let guid = model_description::guid(&model);
+    if !xml.contains(&format!("guid=\"{guid}\"")) {
+        return Err(Error::Simulation(format!(
+            "{}: the embedded model does not match modelDescription.xml (built by another lcsfmu version?)",
+            path.display()
+        )));
+    }
+    Ok((model, guid))
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Error> {
+    let (model, guid) = if args.model.extension().is_some_and(|e| e == "fmu") {
+        model_from_fmu(&args.model)?
+    } else {
+        let model = validate::load(&args.model)?;
+        let guid = model_description::guid(&model);
+        (model, guid)
+    };
+    let inputs = match &args.input {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|source| Error::Io {
+                path: p.clone(),
+                source,
+            })?;
+            Some(
+                InputTable::from_csv(&text)
+                    .map_err(|e| Error::Simulation(format!("{}: {e}", p.display())))?,
+            )
+        }
+        None => None,
+    };
+    let opts = Options {
+        start: args.start,
+        stop: args.stop,
+        step: args.step,
+        sets: args.sets,
+        inputs,
+    };
+    let traj = simulate::run(model, &guid, &opts)?;
+    let written = match &args.output {
+        Some(p) => {
+            std::fs::File::create(p).and_then(|f| traj.write_csv(std::io::BufWriter::new(f)))
+        }
+        None => traj.write_csv(std::io::stdout().lock()),
+    };
+    written.map_err(|source| Error::Io {
+        path: args.output.clone().unwrap_or_else(|| "<stdout>".into()),
+        source,
+    })?;
+    if let Some(why) = traj.failure {
+        eprintln!("error: the simulation stopped early: {why}");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}

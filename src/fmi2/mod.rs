@@ -1,0 +1,500 @@
+//! FMI 2.0 co-simulation semantics in safe Rust: the [`Instance`].
+//!
+//! An instance is one simulation of a model: parameters, inputs, states,
+//! multipliers, the time-stepping workspace and the FMI life cycle. It is what
+//! the FMU's C functions drive, and `lcsfmu simulate` drives the very same type,
+//! so both produce the same numbers. It knows nothing of C: failures are
+//! [`FmiError`]s with a [`Severity`] and a message, and the FFI shell turns them
+//! into `fmi2Status` values and logger calls.
+//!
+//! Guarantees: every call is checked against the state machine in [`state`];
+//! a rejected call changes nothing; a step that fails leaves the states at the
+//! last successful (sub-)step and reports a discard; no method allocates on the
+//! `do_step` path.
+
+pub mod snapshot;
+pub mod state;
+pub mod variables;
+
+use crate::lcp::Bound;
+use crate::lcs::Lcs;
+use crate::model::Model;
+use crate::scheme::Stepper;
+use snapshot::{Sizes, Snapshot};
+use state::{allowed, Call, Phase};
+use variables::Kind;
+
+/// How bad a failure is; the shell maps it to `fmi2Warning` ... `fmi2Fatal`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Warning,
+    Discard,
+    Error,
+    Fatal,
+}
+
+/// A refused or failed call, with the reason to log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FmiError {
+    pub severity: Severity,
+    pub message: String,
+}
+
+impl FmiError {
+    pub fn error(message: impl Into<String>) -> Self {
+        FmiError {
+            severity: Severity::Error,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for FmiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}: {}", self.severity, self.message)
+    }
+}
+
+pub type FmiResult<T> = Result<T, FmiError>;
+
+/// The most sub-steps one communication step may be split into; beyond it the
+/// request (a huge step with a small `max_step`) is refused instead of hanging.
+pub const MAX_SUBSTEPS: f64 = 1e7;
+
+/// One simulation of a model.
+pub struct Instance {
+    model: Model,
+    guid: String,
+    kinds: Vec<Kind>,
+    lcs: Lcs,
+    stepper: Stepper,
+    phase: Phase,
+    time: f64,
+    start_time: f64,
+    stop_time: Option<f64>,
+    last_successful_time: f64,
+    terminated: bool,
+    consistent: bool,
+    params: Vec<f64>,
+    inputs: Vec<f64>,
+    states: Vec<f64>,
+    pairs: Vec<f64>,
+}
+
+impl Instance {
+    /// A new instance in the `Instantiated` phase with the model's start values.
+    pub fn new(model: Model, guid: impl Into<String>) -> Self {
+        let (nx, nu, nw) = (model.nx(), model.nu(), model.nw());
+        let mut inst = Instance {
+            kinds: variables::kinds(&model),
+            lcs: Lcs::new(&model),
+            stepper: Stepper::new(nx, nu, nw, model.scheme.theta),
+            guid: guid.into(),
+            phase: Phase::Instantiated,
+            time: 0.0,
+            start_time: 0.0,
+            stop_time: None,
+            last_successful_time: 0.0,
+            terminated: false,
+            consistent: false,
+            params: Vec::new(),
+            inputs: Vec::new(),
+            states: Vec::new(),
+            pairs: vec![0.0; nu],
+            model,
+        };
+        inst.load_start_values();
+        inst
+    }
+
+    fn load_start_values(&mut self) {
+        self.params = self.model.default_parameters();
+        self.inputs = self.model.inputs.iter().map(|v| v.start).collect();
+        self.states = self.model.states.iter().map(|v| v.start).collect();
+        self.pairs.fill(0.0);
+    }
+
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+    pub fn guid(&self) -> &str {
+        &self.guid
+    }
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+    pub fn terminated(&self) -> bool {
+        self.terminated
+    }
+    pub fn last_successful_time(&self) -> f64 {
+        self.last_successful_time
+    }
+
+    /// Refuses `call` unless the state machine allows it now.
+    pub fn check(&self, call: Call) -> FmiResult<()> {
+        if allowed(call, self.phase) {
+            Ok(())
+        } else {
+            Err(FmiError::error(format!(
+                "{call:?} is not allowed in phase {:?}",
+                self.phase
+            )))
+        }
+    }
+
+    pub fn setup_experiment(&mut self, start: f64, stop: Option<f64>) -> FmiResult<()> {
+        self.check(Call::SetupExperiment)?;
+        if !start.is_finite() || stop.is_some_and(|s| !(s >= start)) {
+            return Err(FmiError::error(format!(
+                "setup: start time {start} and stop time {stop:?} are not a valid interval"
+            )));
+        }
+        self.start_time = start;
+        self.time = start;
+        self.last_successful_time = start;
+        self.stop_time = stop;
+        Ok(())
+    }
+
+    pub fn enter_initialization_mode(&mut self) -> FmiResult<()> {
+        self.check(Call::EnterInitializationMode)?;
+        self.phase = Phase::InitializationMode;
+        self.consistent = false;
+        Ok(())
+    }
+
+    /// Assembles the matrices for the current parameters and computes the
+    /// multipliers consistent with the initial state. A warning message is returned
+    /// when no consistent multipliers exist (the first step resolves that).
+    pub fn exit_initialization_mode(&mut self) -> FmiResult<Option<String>> {
+        self.check(Call::ExitInitializationMode)?;
+        let warning = match self.make_consistent() {
+            Ok(()) => None,
+            Err(e) if e.severity == Severity::Warning => Some(e.message),
+            Err(e) => {
+                self.phase = Phase::Error;
+                return Err(e);
+            }
+        };
+        self.stepper.invalidate();
+        self.phase = Phase::StepComplete;
+        self.last_successful_time = self.time;
+        Ok(warning)
+    }
+
+    /// Assembles the LCS and solves for multipliers at the current instant, once.
+    fn make_consistent(&mut self) -> FmiResult<()> {
+        if self.consistent {
+            return Ok(());
+        }
+        self.lcs.assemble(&self.model, &self.params).map_err(|e| {
+            FmiError::error(format!("cannot initialize with these parameters: {e}"))
+        })?;
+        self.stepper.invalidate();
+        self.stepper.reset_active_set();
+        self.consistent = true;
+        match self
+            .stepper
+            .consistent_multipliers(&self.lcs, &self.states, &self.inputs)
+        {
+            Ok(_) => {
+                self.pairs.copy_from_slice(self.stepper.u_next.as_slice());
+                Ok(())
+            }
+            Err(e) => {
+                for (u, (lo, hi)) in self
+                    .pairs
+                    .iter_mut()
+                    .zip(self.lcs.lo.iter().zip(self.lcs.hi.iter()))
+                {
+                    *u = 0.0f64.clamp(*lo, *hi);
+                }
+                self.stepper.reset_active_set();
+                Err(FmiError {
+                    severity: Severity::Warning,
+                    message: format!(
+                        "no multipliers are consistent with the initial state at t = {} ({e}); they are reported as the point of their interval nearest 0 until the first step",
+                        self.time
+                    ),
+                })
+            }
+        }
+    }
+
+    /// Advances from `t` (which must be the instance's time) by `h`.
+    pub fn do_step(&mut self, t: f64, h: f64) -> FmiResult<()> {
+        self.check(Call::DoStep)?;
+        if !(h > 0.0 && h.is_finite()) {
+            return Err(FmiError::error(format!(
+                "communication step size {h} must be positive and finite"
+            )));
+        }
+        if !t.is_finite() || (t - self.time).abs() > 1e-10 * self.time.abs().max(1.0) {
+            return Err(FmiError::error(format!(
+                "currentCommunicationPoint {t} is not the FMU's time {}",
+                self.time
+            )));
+        }
+        if !(t + h).is_finite() {
+            return Err(FmiError::error(format!("t + h = {t} + {h} overflows")));
+        }
+        let n = match self.model.scheme.max_step {
+            Some(max) => {
+                let n = (h / max * (1.0 - 4.0 * f64::EPSILON)).ceil().max(1.0);
+                if n > MAX_SUBSTEPS {
+                    return Err(FmiError::error(format!(
+                        "step {h} would need {n:e} sub-steps of at most max_step = {max}; at most {MAX_SUBSTEPS:e} are allowed"
+                    )));
+                }
+                n as usize
+            }
+            None => 1,
+        };
+        let hs = h / n as f64;
+        // Adopt the master's clock: it is within rounding of ours and avoids drift.
+        self.time = t;
+        for k in 1..=n {
+            let result = self.stepper.step(&self.lcs, &self.states, &self.inputs, hs);
+            let failure = match result {
+                Ok(_) if self.stepper.x_next.iter().all(|v| v.is_finite()) => None,
+                Ok(_) => Some("the new state is not finite".to_string()),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(why) = failure {
+                self.last_successful_time = self.time;
+                self.terminated = true;
+                self.phase = Phase::StepFailed;
+                return Err(FmiError {
+                    severity: Severity::Discard,
+                    message: format!(
+                        "step from t = {} with h = {hs:e} (sub-step {k} of {n}) failed: {why}; the FMU keeps the state at t = {} and terminates",
+                        self.time, self.time
+                    ),
+                });
+            }
+            self.states.copy_from_slice(self.stepper.x_next.as_slice());
+            self.pairs.copy_from_slice(self.stepper.u_next.as_slice());
+            self.time = if k == n { t + h } else { t + k as f64 * hs };
+        }
+        self.last_successful_time = self.time;
+        Ok(())
+    }
+
+    pub fn terminate(&mut self) -> FmiResult<()> {
+        self.check(Call::Terminate)?;
+        self.phase = Phase::Terminated;
+        Ok(())
+    }
+
+    /// Back to `Instantiated` with start values, as after `fmi2Instantiate`.
+    pub fn reset(&mut self) -> FmiResult<()> {
+        self.check(Call::Reset)?;
+        self.load_start_values();
+        self.phase = Phase::Instantiated;
+        (
+            self.time,
+            self.start_time,
+            self.stop_time,
+            self.last_successful_time,
+        ) = (0.0, 0.0, None, 0.0);
+        self.terminated = false;
+        self.consistent = false;
+        self.stepper.invalidate();
+        self.stepper.reset_active_set();
+        Ok(())
+    }
+
+    fn kind(&self, vr: u32) -> FmiResult<Kind> {
+        self.kinds.get(vr as usize).copied().ok_or_else(|| {
+            FmiError::error(format!(
+                "unknown value reference {vr} (this FMU has 0..{})",
+                self.kinds.len()
+            ))
+        })
+    }
+
+    /// Name of a value reference, for messages.
+    pub fn name(&self, vr: u32) -> &str {
+        variables::variables(&self.model)
+            .get(vr as usize)
+            .map_or("?", |v| v.name)
+    }
+
+    pub fn get_reals(&mut self, vrs: &[u32], values: &mut [f64]) -> FmiResult<()> {
+        self.check(Call::GetValues)?;
+        if vrs.len() != values.len() {
+            return Err(FmiError::error(
+                "value references and values differ in length",
+            ));
+        }
+        let mut needs_lcs = false;
+        for &vr in vrs {
+            needs_lcs |= matches!(self.kind(vr)?, Kind::Pair(_) | Kind::Output(_));
+        }
+        if needs_lcs && self.phase == Phase::InitializationMode {
+            match self.make_consistent() {
+                Ok(()) => {}
+                Err(e) if e.severity == Severity::Warning => {}
+                Err(e) => return Err(e),
+            }
+        }
+        for (&vr, v) in vrs.iter().zip(values.iter_mut()) {
+            *v = match self.kind(vr)? {
+                Kind::Time => self.time,
+                Kind::Parameter(i) => self.params[i],
+                Kind::Input(i) => self.inputs[i],
+                Kind::State(i) => self.states[i],
+                Kind::Pair(i) => self.pairs[i],
+                Kind::Output(k) => self.output(k),
+            };
+        }
+        Ok(())
+    }
+
+    fn output(&self, k: usize) -> f64 {
+        let row = |m: &nalgebra::DMatrix<f64>, v: &[f64]| {
+            m.row(k).iter().zip(v).map(|(a, b)| a * b).sum::<f64>()
+        };
+        self.lcs.h0[k]
+            + row(&self.lcs.hx, &self.states)
+            + row(&self.lcs.hu, &self.pairs)
+            + row(&self.lcs.hw, &self.inputs)
+    }
+
+    /// Sets values; all are checked before any is written, so a refused call changes nothing.
+    pub fn set_reals(&mut self, vrs: &[u32], values: &[f64]) -> FmiResult<()> {
+        self.check(Call::SetValues)?;
+        if vrs.len() != values.len() {
+            return Err(FmiError::error(
+                "value references and values differ in length",
+            ));
+        }
+        let before_init = matches!(self.phase, Phase::Instantiated | Phase::InitializationMode);
+        for (&vr, &v) in vrs.iter().zip(values) {
+            let kind = self.kind(vr)?;
+            let name = || self.name(vr);
+            let settable = match kind {
+                Kind::Parameter(_) | Kind::State(_) => before_init,
+                Kind::Input(_) => true,
+                Kind::Time | Kind::Pair(_) | Kind::Output(_) => {
+                    return Err(FmiError::error(format!(
+                        "{} (value reference {vr}) is calculated and cannot be set",
+                        name()
+                    )))
+                }
+            };
+            if !settable {
+                return Err(FmiError::error(format!(
+                    "{} (value reference {vr}) can only be set before initialization ends (phase is {:?})",
+                    name(),
+                    self.phase
+                )));
+            }
+            if !v.is_finite() {
+                return Err(FmiError::error(format!(
+                    "{} (value reference {vr}): {v} is not a finite number",
+                    name()
+                )));
+            }
+        }
+        for (&vr, &v) in vrs.iter().zip(values) {
+            match self.kind(vr)? {
+                Kind::Parameter(i) => self.params[i] = v,
+                Kind::Input(i) => self.inputs[i] = v,
+                Kind::State(i) => self.states[i] = v,
+                Kind::Time | Kind::Pair(_) | Kind::Output(_) => unreachable!("refused above"),
+            }
+        }
+        if before_init {
+            self.consistent = false;
+        }
+        Ok(())
+    }
+
+    /// Captures everything the next steps depend on.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            phase: self.phase,
+            time: self.time,
+            start_time: self.start_time,
+            stop_time: self.stop_time,
+            last_successful_time: self.last_successful_time,
+            terminated: self.terminated,
+            consistent: self.consistent,
+            cached_step: self.stepper.cached_step(),
+            params: self.params.clone(),
+            inputs: self.inputs.clone(),
+            states: self.states.clone(),
+            pairs: self.pairs.clone(),
+            active_set: self.stepper.active_set().to_vec(),
+        }
+    }
+
+    fn sizes(&self) -> Sizes {
+        Sizes {
+            np: self.model.np(),
+            nw: self.model.nw(),
+            nx: self.model.nx(),
+            nu: self.model.nu(),
+        }
+    }
+
+    /// Returns to a snapshot of this model; caches are rebuilt so the run repeats exactly.
+    pub fn restore(&mut self, s: &Snapshot) -> FmiResult<()> {
+        self.check(Call::FmuState)?;
+        let sizes = self.sizes();
+        let got = Sizes {
+            np: s.params.len(),
+            nw: s.inputs.len(),
+            nx: s.states.len(),
+            nu: s.pairs.len(),
+        };
+        if got != sizes || s.active_set.len() != sizes.nu {
+            return Err(FmiError::error(
+                "the FMU state does not belong to this model (sizes differ)",
+            ));
+        }
+        if matches!(
+            s.phase,
+            Phase::StepComplete | Phase::StepFailed | Phase::Terminated
+        ) {
+            self.lcs.assemble(&self.model, &s.params).map_err(|e| {
+                FmiError::error(format!("the FMU state's parameters are unusable: {e}"))
+            })?;
+        }
+        self.phase = s.phase;
+        (self.time, self.start_time, self.stop_time) = (s.time, s.start_time, s.stop_time);
+        self.last_successful_time = s.last_successful_time;
+        self.terminated = s.terminated;
+        self.consistent = s.consistent;
+        self.params.copy_from_slice(&s.params);
+        self.inputs.copy_from_slice(&s.inputs);
+        self.states.copy_from_slice(&s.states);
+        self.pairs.copy_from_slice(&s.pairs);
+        self.stepper.restore(s.cached_step, &s.active_set);
+        Ok(())
+    }
+
+    pub fn serialize(&self, s: &Snapshot) -> Vec<u8> {
+        s.to_bytes(&self.guid)
+    }
+
+    pub fn deserialize(&self, bytes: &[u8]) -> FmiResult<Snapshot> {
+        self.check(Call::FmuState)?;
+        Snapshot::from_bytes(bytes, &self.guid, self.sizes()).map_err(FmiError::error)
+    }
+
+    /// The multipliers and states, for callers that record trajectories.
+    pub fn states(&self) -> &[f64] {
+        &self.states
+    }
+    pub fn pairs(&self) -> &[f64] {
+        &self.pairs
+    }
+    pub fn active_set(&self) -> &[Bound] {
+        self.stepper.active_set()
+    }
+}

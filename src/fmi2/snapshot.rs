@@ -1,0 +1,299 @@
+//! FMU states: snapshots of an instance, and their byte format.
+//!
+//! A [`Snapshot`] holds every piece of dynamic data that decides what the next
+//! step computes: phase, time, parameters, inputs, states, multipliers, the LCP
+//! warm start and the step size whose factorization was in use. Restoring one and
+//! stepping again therefore repeats the original run bit for bit.
+//!
+//! The serialized form is little-endian and position independent:
+//! `"LCSF" | u16 version | u16 GUID length | GUID | u8 phase | u8 flags |
+//! f64 time, start, stop, last successful time, cached step |
+//! u32 np, nw, nx, nu | f64 parameters, inputs, states, multipliers | u8 active set |
+//! u64 FNV-1a checksum of everything before it`. Reading checks every part, so
+//! truncated, corrupted or foreign bytes are refused with a reason.
+
+use super::state::Phase;
+use crate::lcp::Bound;
+
+const MAGIC: &[u8; 4] = b"LCSF";
+const VERSION: u16 = 1;
+const TERMINATED: u8 = 1;
+const CONSISTENT: u8 = 2;
+const STOP_DEFINED: u8 = 4;
+
+/// The dynamic data of an instance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub phase: Phase,
+    pub time: f64,
+    pub start_time: f64,
+    pub stop_time: Option<f64>,
+    pub last_successful_time: f64,
+    pub terminated: bool,
+    /// Whether the multipliers are consistent with the current states and inputs.
+    pub consistent: bool,
+    /// Step size of the cached factorization (NaN when none).
+    pub cached_step: f64,
+    pub params: Vec<f64>,
+    pub inputs: Vec<f64>,
+    pub states: Vec<f64>,
+    pub pairs: Vec<f64>,
+    pub active_set: Vec<Bound>,
+}
+
+/// The sizes a snapshot must have to belong to a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sizes {
+    pub np: usize,
+    pub nw: usize,
+    pub nx: usize,
+    pub nu: usize,
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+impl Snapshot {
+    /// Serializes for the model with this GUID.
+    pub fn to_bytes(&self, guid: &str) -> Vec<u8> {
+        let mut b = Vec::with_capacity(
+            64 + guid.len() + 8 * (self.params.len() + self.states.len() + 2 * self.pairs.len()),
+        );
+        b.extend_from_slice(MAGIC);
+        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&(guid.len() as u16).to_le_bytes());
+        b.extend_from_slice(guid.as_bytes());
+        b.push(self.phase as u8);
+        let flags = (if self.terminated { TERMINATED } else { 0 })
+            | (if self.consistent { CONSISTENT } else { 0 })
+            | (if self.stop_time.is_some() {
+                STOP_DEFINED
+            } else {
+                0
+            });
+        b.push(flags);
+        for v in [
+            self.time,
+            self.start_time,
+            self.stop_time.unwrap_or(0.0),
+            self.last_successful_time,
+            self.cached_step,
+        ] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for n in [
+            self.params.len(),
+            self.inputs.len(),
+            self.states.len(),
+            self.pairs.len(),
+        ] {
+            b.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        for v in self
+            .params
+            .iter()
+            .chain(&self.inputs)
+            .chain(&self.states)
+            .chain(&self.pairs)
+        {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend(self.active_set.iter().map(|s| *s as u8));
+        let sum = fnv1a(&b);
+        b.extend_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    /// Reads bytes written by [`Snapshot::to_bytes`] for the same model.
+    pub fn from_bytes(bytes: &[u8], guid: &str, sizes: Sizes) -> Result<Snapshot, String> {
+        if bytes.len() < 8 + 8 || &bytes[..4] != MAGIC {
+            return Err("not an lcsfmu FMU state (bad header)".into());
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        if fnv1a(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+            return Err("FMU state is corrupt or truncated (checksum mismatch)".into());
+        }
+        let mut r = Reader {
+            bytes: body,
+            pos: 4,
+        };
+        let version = r.u16()?;
+        if version != VERSION {
+            return Err(format!(
+                "FMU state format version {version} is not supported (expected {VERSION})"
+            ));
+        }
+        let glen = r.u16()? as usize;
+        if r.take(glen)? != guid.as_bytes() {
+            return Err("FMU state belongs to a different model (GUID differs)".into());
+        }
+        let phase = Phase::from_u8(r.u8()?).ok_or("FMU state has an unknown phase")?;
+        let flags = r.u8()?;
+        let [time, start_time, stop, last, cached_step] =
+            [r.f64()?, r.f64()?, r.f64()?, r.f64()?, r.f64()?];
+        let got = Sizes {
+            np: r.u32()? as usize,
+            nw: r.u32()? as usize,
+            nx: r.u32()? as usize,
+            nu: r.u32()? as usize,
+        };
+        if got != sizes {
+            return Err(format!(
+                "FMU state sizes {got:?} do not match the model {sizes:?}"
+            ));
+        }
+        let mut vec = |n: usize| {
+            (0..n)
+                .map(|_| r.f64())
+                .collect::<Result<Vec<f64>, String>>()
+        };
+        let (params, inputs, states, pairs) = (
+            vec(sizes.np)?,
+            vec(sizes.nw)?,
+            vec(sizes.nx)?,
+            vec(sizes.nu)?,
+        );
+        let active_set = r
+            .take(sizes.nu)?
+            .iter()
+            .map(|b| match b {
+                0 => Ok(Bound::Free),
+                1 => Ok(Bound::Lower),
+                2 => Ok(Bound::Upper),
+                _ => Err("FMU state has an invalid active set".to_string()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if r.pos != body.len() {
+            return Err("FMU state has trailing bytes".into());
+        }
+        let finite = [time, start_time, stop, last]
+            .iter()
+            .chain(&params)
+            .chain(&inputs)
+            .chain(&states)
+            .chain(&pairs)
+            .all(|v| v.is_finite());
+        if !finite {
+            return Err("FMU state holds non-finite values".into());
+        }
+        Ok(Snapshot {
+            phase,
+            time,
+            start_time,
+            stop_time: (flags & STOP_DEFINED != 0).then_some(stop),
+            last_successful_time: last,
+            terminated: flags & TERMINATED != 0,
+            consistent: flags & CONSISTENT != 0,
+            cached_step,
+            params,
+            inputs,
+            states,
+            pairs,
+            active_set,
+        })
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|e| *e <= self.bytes.len())
+            .ok_or("FMU state is truncated")?;
+        let s = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16, String> {
+        Ok(u16::from_le_bytes(
+            self.take(2)?.try_into().expect("2 bytes"),
+        ))
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+    fn f64(&mut self) -> Result<f64, String> {
+        Ok(f64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Snapshot {
+        Snapshot {
+            phase: Phase::StepComplete,
+            time: 0.4,
+            start_time: 0.0,
+            stop_time: Some(2.0),
+            last_successful_time: 0.4,
+            terminated: false,
+            consistent: true,
+            cached_step: 0.2,
+            params: vec![1.0, 2.5],
+            inputs: vec![-3.0],
+            states: vec![0.1, -0.2],
+            pairs: vec![1.0, -1.0],
+            active_set: vec![Bound::Upper, Bound::Lower],
+        }
+    }
+    const SIZES: Sizes = Sizes {
+        np: 2,
+        nw: 1,
+        nx: 2,
+        nu: 2,
+    };
+
+    #[test]
+    fn round_trip_is_exact() {
+        let s = sample();
+        let bytes = s.to_bytes("{guid}");
+        assert_eq!(Snapshot::from_bytes(&bytes, "{guid}", SIZES).unwrap(), s);
+    }
+
+    #[test]
+    fn damaged_bytes_are_refused_with_a_reason() {
+        let bytes = sample().to_bytes("{guid}");
+        let err = |b: &[u8], g: &str, s: Sizes| Snapshot::from_bytes(b, g, s).unwrap_err();
+        assert!(err(&bytes, "{other}", SIZES).contains("different model"));
+        assert!(err(&bytes, "{guid}", Sizes { nu: 3, ..SIZES }).contains("sizes"));
+        for cut in [0, 3, 10, bytes.len() - 1] {
+            assert!(
+                Snapshot::from_bytes(&bytes[..cut], "{guid}", SIZES).is_err(),
+                "cut at {cut}"
+            );
+        }
+        let mut flipped = bytes.clone();
+        flipped[30] ^= 0x40;
+        assert!(err(&flipped, "{guid}", SIZES).contains("checksum"));
+        let mut s: u64 = 7;
+        for len in 0..300 {
+            let junk: Vec<u8> = (0..len)
+                .map(|_| {
+                    s = s
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (s >> 56) as u8
+                })
+                .collect();
+            assert!(Snapshot::from_bytes(&junk, "{guid}", SIZES).is_err());
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! The FMI 2.0 co-simulation state machine as one table.
+//!
+//! Each FMI function is allowed in a set of [`Phase`]s (FMI 2.0 standard, section
+//! 4.2.4); [`allowed`] answers from a single mask table, so the rules live in one
+//! place instead of being spread over 34 entry points. The FFI shell asks before
+//! every call, and `lcsfmu simulate` drives the same [`Instance`](super::Instance)
+//! through the same checks.
+
+use serde::{Deserialize, Serialize};
+
+/// Where an instance is in its life cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum Phase {
+    Instantiated = 0,
+    InitializationMode = 1,
+    /// Initialized, ready for `fmi2DoStep` (the standard's slaveInitialized/stepComplete).
+    StepComplete = 2,
+    /// A step was discarded; the simulation cannot go on, but results may be read.
+    StepFailed = 3,
+    Terminated = 4,
+    /// An error the instance cannot recover from without `fmi2Reset`.
+    Error = 5,
+}
+
+impl Phase {
+    pub fn from_u8(v: u8) -> Option<Phase> {
+        Some(match v {
+            0 => Phase::Instantiated,
+            1 => Phase::InitializationMode,
+            2 => Phase::StepComplete,
+            3 => Phase::StepFailed,
+            4 => Phase::Terminated,
+            5 => Phase::Error,
+            _ => return None,
+        })
+    }
+
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// The FMI functions that act on an instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    SetDebugLogging,
+    FreeInstance,
+    SetupExperiment,
+    EnterInitializationMode,
+    ExitInitializationMode,
+    Terminate,
+    Reset,
+    GetValues,
+    SetValues,
+    FmuState,
+    GetDirectionalDerivative,
+    SetRealInputDerivatives,
+    GetRealOutputDerivatives,
+    DoStep,
+    CancelStep,
+    GetStatus,
+}
+
+const INST: u8 = Phase::Instantiated.bit();
+const INIT: u8 = Phase::InitializationMode.bit();
+const DONE: u8 = Phase::StepComplete.bit();
+const FAIL: u8 = Phase::StepFailed.bit();
+const TERM: u8 = Phase::Terminated.bit();
+const ERR: u8 = Phase::Error.bit();
+const ANY: u8 = INST | INIT | DONE | FAIL | TERM | ERR;
+
+/// The phases in which `call` is legal.
+const fn mask(call: Call) -> u8 {
+    match call {
+        Call::SetDebugLogging | Call::FreeInstance | Call::Reset | Call::FmuState => ANY,
+        Call::SetupExperiment | Call::EnterInitializationMode => INST,
+        Call::ExitInitializationMode => INIT,
+        Call::Terminate => DONE | FAIL,
+        Call::GetValues | Call::GetDirectionalDerivative => INIT | DONE | FAIL | TERM | ERR,
+        Call::SetValues | Call::SetRealInputDerivatives => INST | INIT | DONE,
+        Call::GetRealOutputDerivatives => DONE | FAIL | TERM | ERR,
+        Call::DoStep => DONE,
+        // No step ever runs asynchronously, so there is never a step to cancel.
+        Call::CancelStep => 0,
+        Call::GetStatus => DONE | FAIL | TERM,
+    }
+}
+
+/// Whether `call` is legal in `phase`.
+pub fn allowed(call: Call, phase: Phase) -> bool {
+    mask(call) & phase.bit() != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_follows_the_standard() {
+        assert!(allowed(Call::DoStep, Phase::StepComplete));
+        assert!(!allowed(Call::DoStep, Phase::Instantiated));
+        assert!(!allowed(Call::DoStep, Phase::InitializationMode));
+        assert!(!allowed(Call::DoStep, Phase::StepFailed));
+        assert!(!allowed(Call::GetValues, Phase::Instantiated));
+        assert!(allowed(Call::SetValues, Phase::Instantiated));
+        assert!(!allowed(Call::SetValues, Phase::Terminated));
+        assert!(!allowed(Call::Terminate, Phase::Terminated));
+        assert!(allowed(Call::Reset, Phase::Error));
+        assert!(!allowed(Call::CancelStep, Phase::StepComplete));
+        for v in 0..=5 {
+            assert_eq!(Phase::from_u8(v).map(|p| p as u8), Some(v));
+        }
+        assert_eq!(Phase::from_u8(6), None);
+    }
+}

@@ -1,0 +1,93 @@
+//! The value-reference table: every FMU variable, derived from the model.
+//!
+//! Value references are positions in one fixed order (time, parameters, inputs,
+//! states, complementarity variables, outputs), so the reference of a variable is
+//! also its 0-based index in `ModelVariables`. Both the XML writer and the
+//! instance read this table; nothing else assigns references.
+
+use crate::model::Model;
+
+/// What a value reference points at; the index is within its group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Time,
+    Parameter(usize),
+    Input(usize),
+    State(usize),
+    Pair(usize),
+    Output(usize),
+}
+
+/// One scalar variable as the FMU exposes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variable<'m> {
+    pub name: &'m str,
+    pub kind: Kind,
+    pub description: &'m str,
+    pub unit: &'m str,
+    /// Start value written to the XML (none for calculated variables and time).
+    pub start: Option<f64>,
+}
+
+impl Variable<'_> {
+    /// `(causality, variability, initial)` as the XML spells them.
+    pub fn attributes(&self) -> (&'static str, &'static str, Option<&'static str>) {
+        match self.kind {
+            Kind::Time => ("independent", "continuous", None),
+            Kind::Parameter(_) => ("parameter", "fixed", Some("exact")),
+            Kind::Input(_) => ("input", "continuous", None),
+            Kind::State(_) => ("output", "continuous", Some("exact")),
+            Kind::Pair(_) | Kind::Output(_) => ("output", "continuous", Some("calculated")),
+        }
+    }
+}
+
+/// All variables in value-reference order.
+pub fn variables(model: &Model) -> Vec<Variable<'_>> {
+    let mut out = vec![Variable {
+        name: "time",
+        kind: Kind::Time,
+        description: "simulation time",
+        unit: "",
+        start: None,
+    }];
+    out.extend(model.parameters.iter().enumerate().map(|(i, p)| Variable {
+        name: &p.name,
+        kind: Kind::Parameter(i),
+        description: &p.description,
+        unit: &p.unit,
+        start: Some(p.value),
+    }));
+    for (group, list) in [
+        (Kind::Input as fn(usize) -> Kind, &model.inputs),
+        (Kind::State, &model.states),
+    ] {
+        out.extend(list.iter().enumerate().map(|(i, v)| Variable {
+            name: &v.name,
+            kind: group(i),
+            description: &v.description,
+            unit: &v.unit,
+            start: Some(v.start),
+        }));
+    }
+    out.extend(model.pairs.iter().enumerate().map(|(i, p)| Variable {
+        name: &p.name,
+        kind: Kind::Pair(i),
+        description: &p.description,
+        unit: &p.unit,
+        start: None,
+    }));
+    out.extend(model.outputs.iter().enumerate().map(|(i, o)| Variable {
+        name: &o.name,
+        kind: Kind::Output(i),
+        description: &o.description,
+        unit: &o.unit,
+        start: None,
+    }));
+    out
+}
+
+/// The kinds alone, indexed by value reference (what an instance keeps).
+pub fn kinds(model: &Model) -> Vec<Kind> {
+    variables(model).into_iter().map(|v| v.kind).collect()
+}

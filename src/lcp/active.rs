@@ -1,0 +1,112 @@
+//! Solving the box MCP for one guessed active set.
+//!
+//! Fixing every pinned component at its bound leaves the square system
+//! `M_FF u_F = -(q_F + M_FA u_A)` for the free ones. This is the whole warm
+//! start, the polishing step after Lemke and the inner loop of enumeration,
+//! so it owns the cached LU (keyed by the free mask) and the index/rhs
+//! buffers, all sized at construction so a solve never allocates.
+
+use super::lu::Lu;
+use super::{Bound, Problem};
+
+/// Linear solver for the free block of an active set, with cached factors.
+#[derive(Clone, Debug)]
+pub(super) struct BlockSolver {
+    lu: Lu,
+    free: Vec<bool>,
+    idx: Vec<usize>,
+    rhs: Vec<f64>,
+}
+
+impl BlockSolver {
+    /// Workspace for problems of size `n`.
+    pub(super) fn new(n: usize) -> Self {
+        BlockSolver {
+            lu: Lu::new(n),
+            free: vec![false; n],
+            idx: vec![0; n],
+            rhs: vec![0.0; n],
+        }
+    }
+
+    /// Drops the cached factorization (matrix or bounds changed).
+    pub(super) fn invalidate(&mut self) {
+        self.lu.invalidate();
+    }
+
+    /// Writes the candidate `u` of the active set `active`. Returns false when
+    /// a pinned side is infinite or `M_FF` is singular; `u` is then garbage.
+    /// The candidate is not verified here: see `problem::verify`.
+    pub(super) fn solve(&mut self, p: &Problem, active: &[Bound], u: &mut [f64]) -> bool {
+        let n = p.n();
+        let mut k = 0;
+        for i in 0..n {
+            let (lo, hi) = (p.lo[i], p.hi[i]);
+            match active[i] {
+                Bound::Lower if lo.is_finite() => u[i] = lo,
+                Bound::Upper if hi.is_finite() => u[i] = hi,
+                Bound::Free => {
+                    self.idx[k] = i;
+                    k += 1;
+                }
+                _ => return false,
+            }
+            self.free[i] = active[i] == Bound::Free;
+        }
+        let idx = &self.idx[..k];
+        let m = p.m.as_slice();
+        for (r, &i) in idx.iter().enumerate() {
+            let mut s = p.q[i];
+            for j in 0..n {
+                if !self.free[j] {
+                    s += m[j * n + i] * u[j];
+                }
+            }
+            self.rhs[r] = -s;
+        }
+        if !self.lu.prepare(p, &self.free, idx) {
+            return false;
+        }
+        self.lu.solve(&mut self.rhs[..k]);
+        for (r, &i) in idx.iter().enumerate() {
+            u[i] = self.rhs[r];
+        }
+        true
+    }
+}
+
+/// Replaces entries that name an infinite bound by the default for that
+/// component, so a stored active set stays usable after the bounds change.
+pub(super) fn sanitize(p: &Problem, active: &mut [Bound]) {
+    for (i, b) in active.iter_mut().enumerate() {
+        if !b.allowed(p.lo[i], p.hi[i]) {
+            *b = Bound::default_for(p.lo[i], p.hi[i]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{DMatrix, DVector};
+
+    #[test]
+    fn free_block_uses_pinned_values() {
+        // w = M u + q with u_1 pinned at hi = 2: row 0 gives 2 u_0 + 1*2 - 4 = 0.
+        let m = DMatrix::from_row_slice(2, 2, &[2.0, 1.0, 1.0, 3.0]);
+        let p = Problem::boxed(
+            m,
+            DVector::from_vec(vec![-4.0, 0.0]),
+            DVector::from_vec(vec![f64::NEG_INFINITY, 0.0]),
+            DVector::from_vec(vec![f64::INFINITY, 2.0]),
+        );
+        let mut bs = BlockSolver::new(2);
+        let mut u = [0.0; 2];
+        assert!(bs.solve(&p, &[Bound::Free, Bound::Upper], &mut u));
+        assert_eq!(u, [1.0, 2.0]);
+        assert!(!bs.solve(&p, &[Bound::Lower, Bound::Upper], &mut u));
+        let mut a = [Bound::Lower, Bound::Free];
+        sanitize(&p, &mut a);
+        assert_eq!(a, [Bound::Free, Bound::Free]);
+    }
+}

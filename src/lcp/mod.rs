@@ -1,0 +1,136 @@
+//! Box-constrained linear complementarity solver used once per FMU time step.
+//!
+//! Every `fmi2DoStep` of a complementarity FMU solves one small box MCP
+//! (`w = M u + q`, `lo <= u <= hi`, sign conditions on `w` at the bounds). The
+//! solver therefore has to be exact, verified and allocation-free per call, so
+//! the module is split by concept: [`problem`] states and checks the problem,
+//! `lu` and `active` solve the linear system of one active set (the warm start
+//! that hits in the common case), `transform` and `lemke` give the robust
+//! pivoting path, [`enumerate`] is the exhaustive fallback and test oracle, and
+//! `solver` strings them together on preallocated workspace. The small shared
+//! value types live here so every file can name them without cycles.
+
+mod active;
+pub mod enumerate;
+mod lemke;
+mod lu;
+pub mod problem;
+mod solver;
+mod transform;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_random;
+
+pub use problem::{residual, Problem};
+pub use solver::Solver;
+
+/// Tuning knobs of [`Solver`]; the defaults suit FMU steps of up to ~50 unknowns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// Relative verification tolerance: a candidate is accepted when its
+    /// natural-map residual is at most `tol * scale`, with `scale` from
+    /// [`Problem::scale`].
+    pub tol: f64,
+    /// Pivot budget for Lemke's method; `0` selects `50 + 20 * N` where `N` is
+    /// the size of the reformulated LCP (between `n` and `2 n`).
+    pub max_pivots: usize,
+    /// Try the stored active set before pivoting.
+    pub warm_start: bool,
+    /// Exhaustive enumeration (up to `3^n` linear solves) is used as a fallback
+    /// only when `n <= enumeration_limit`.
+    pub enumeration_limit: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            tol: 1e-9,
+            max_pivots: 0,
+            warm_start: true,
+            enumeration_limit: 10,
+        }
+    }
+}
+
+/// Outcome of one [`Solver::solve`] call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// A solution was found and verified; `u` is inside the box and `w = M u + q`.
+    Solved,
+    /// No solution exists. Certain when enumeration ran (`n <= enumeration_limit`)
+    /// and found none of nonsingular type; otherwise it rests on Lemke's ray
+    /// termination, which proves infeasibility only for copositive-plus `M`
+    /// (e.g. positive semidefinite `M` with all-finite or one-sided bounds).
+    Infeasible,
+    /// Lemke's pivot budget ran out and the fallback (if any) found nothing.
+    MaxIterations,
+    /// Singular pivots or factorizations, non-finite numbers, or a candidate
+    /// that failed verification, with nothing better found.
+    NumericalFailure,
+    /// Sizes disagree with the solver or the problem, or `q`/bounds are invalid.
+    InvalidProblem,
+}
+
+/// Which stage produced the reported result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// The stored active set verified directly (one linear solve).
+    WarmStart,
+    /// Lexicographic Lemke on the LCP reformulation (plus polishing).
+    Lemke,
+    /// Exhaustive active-set enumeration (fallback for small `n`).
+    Enumeration,
+    /// No stage ran (invalid input or an empty problem).
+    None,
+}
+
+/// Summary of one solve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Info {
+    /// What happened.
+    pub status: Status,
+    /// The last stage that ran (the one that produced `u` when solved).
+    pub method: Method,
+    /// Natural-map residual of the returned candidate (NaN when there was none).
+    pub residual: f64,
+    /// Lemke pivots, or linear solves for warm start and enumeration.
+    pub iterations: usize,
+}
+
+/// Which side of its box one component sits on (the active set of a component).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Bound {
+    /// Strictly inside the box: its row of `w` is zero.
+    Free = 0,
+    /// Pinned at `lo`: `w >= 0`.
+    Lower = 1,
+    /// Pinned at `hi`: `w <= 0`.
+    Upper = 2,
+}
+
+impl Bound {
+    /// The default choice for a component with these bounds: `Lower` where `lo`
+    /// is finite, else `Upper` where `hi` is finite, else `Free`.
+    pub fn default_for(lo: f64, hi: f64) -> Bound {
+        if lo.is_finite() {
+            Bound::Lower
+        } else if hi.is_finite() {
+            Bound::Upper
+        } else {
+            Bound::Free
+        }
+    }
+
+    /// Whether this choice is meaningful for the given bounds (a pinned side
+    /// must be finite).
+    pub fn allowed(self, lo: f64, hi: f64) -> bool {
+        match self {
+            Bound::Free => true,
+            Bound::Lower => lo.is_finite(),
+            Bound::Upper => hi.is_finite(),
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! The per-step solver: warm start, then Lemke, then enumeration.
+//!
+//! An FMU step usually keeps the contact/friction mode of the previous step,
+//! so the stored active set is tried first and costs a couple of triangular
+//! solves against a cached LU. Only when that fails does the robust path run:
+//! lexicographic Lemke on the exact LCP reformulation, polished by one more
+//! active-set solve, and for small `n` exhaustive enumeration. All buffers are
+//! sized in [`Solver::new`], every candidate goes through the same
+//! verification, and the only state carried between calls that can change a
+//! result is the active set (the LU cache is keyed so it cannot).
+
+use super::active::{self, BlockSolver};
+use super::enumerate;
+use super::lemke::{Lemke, Outcome};
+use super::problem::{classify, entry_ok, verify};
+use super::transform::Reformulation;
+use super::{Bound, Info, Method, Problem, Settings, Status};
+
+/// Allocation-free solver for box MCPs of one fixed size `n`.
+#[derive(Clone, Debug)]
+pub struct Solver {
+    n: usize,
+    settings: Settings,
+    active: Vec<Bound>,
+    trial: Vec<Bound>,
+    /// Bound finiteness seen in the last solve, for `reset_active_set`.
+    lo_finite: Vec<bool>,
+    hi_finite: Vec<bool>,
+    block: BlockSolver,
+    reform: Reformulation,
+    lemke: Lemke,
+    cu: Vec<f64>,
+    cw: Vec<f64>,
+}
+
+impl Solver {
+    /// Allocates all workspace for problems of size `n` (the Lemke tableau
+    /// for a reformulated LCP of size up to `2 n`, LU buffers, active sets).
+    /// Until the first solve the bounds are assumed to be those of a standard
+    /// LCP, so the initial active set is all `Lower`.
+    pub fn new(n: usize, settings: Settings) -> Self {
+        Solver {
+            n,
+            settings,
+            active: vec![Bound::Lower; n],
+            trial: vec![Bound::Lower; n],
+            lo_finite: vec![true; n],
+            hi_finite: vec![false; n],
+            block: BlockSolver::new(n),
+            reform: Reformulation::new(n),
+            lemke: Lemke::new(2 * n),
+            cu: vec![0.0; n],
+            cw: vec![0.0; n],
+        }
+    }
+
+    /// Problem size this solver was built for.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Current settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Replaces the settings (takes effect at the next solve).
+    pub fn set_settings(&mut self, settings: Settings) {
+        self.settings = settings;
+    }
+
+    /// Must be called whenever `m`, `lo` or `hi` of the solved problem change:
+    /// drops the cached factorization. The active set is kept.
+    pub fn matrix_changed(&mut self) {
+        self.block.invalidate();
+    }
+
+    /// The active set the next warm start will try.
+    pub fn active_set(&self) -> &[Bound] {
+        &self.active
+    }
+
+    /// Restores an active set (e.g. from an FMU state snapshot). Ignored when
+    /// `s.len() != n`. Entries naming an infinite bound are replaced by the
+    /// component's default at the next solve.
+    pub fn set_active_set(&mut self, s: &[Bound]) {
+        if s.len() == self.n {
+            self.active.copy_from_slice(s);
+        }
+    }
+
+    /// Sets each component to `Lower` where `lo` is finite, else `Upper` where
+    /// `hi` is finite, else `Free` (bounds as seen in the last solve).
+    pub fn reset_active_set(&mut self) {
+        for i in 0..self.n {
+            self.active[i] = match (self.lo_finite[i], self.hi_finite[i]) {
+                (true, _) => Bound::Lower,
+                (false, true) => Bound::Upper,
+                (false, false) => Bound::Free,
+            };
+        }
+    }
+
+    /// Solves `p`, writing `u` and `w = M u + q`. Never allocates and never
+    /// panics. On `Status::Solved` the pair is verified (see
+    /// [`Problem::scale`]) and the active set is updated from it; otherwise
+    /// `u` and `w` are filled with NaN and the active set is left alone.
+    /// Only sizes and the finiteness of `q` and the bounds are checked here:
+    /// a non-finite `M` is caught by verification, not by validation.
+    pub fn solve(&mut self, p: &Problem, u: &mut [f64], w: &mut [f64]) -> Info {
+        if !self.sizes_ok(p, u, w) {
+            u.fill(f64::NAN);
+            w.fill(f64::NAN);
+            return info(Status::InvalidProblem, Method::None, f64::NAN, 0);
+        }
+        for i in 0..self.n {
+            self.lo_finite[i] = p.lo[i].is_finite();
+            self.hi_finite[i] = p.hi[i].is_finite();
+        }
+        active::sanitize(p, &mut self.active);
+        if self.n == 0 {
+            return info(Status::Solved, Method::None, 0.0, 0);
+        }
+        let tol = self.settings.tol;
+        let mut best = f64::NAN;
+
+        if self.settings.warm_start && self.block.solve(p, &self.active, u) {
+            let (ok, r) = verify(p, u, w, tol);
+            if ok {
+                classify(p, u, tol, &mut self.active);
+                return info(Status::Solved, Method::WarmStart, r, 1);
+            }
+            best = best.min(r);
+        }
+
+        let (outcome, pivots) = self.lemke(p);
+        if outcome == Outcome::Solution {
+            match self.polish(p, u, w) {
+                (true, r) => {
+                    classify(p, u, tol, &mut self.active);
+                    return info(Status::Solved, Method::Lemke, r, pivots);
+                }
+                (false, r) => best = best.min(r),
+            }
+        }
+
+        let (mut method, mut iterations) = (Method::Lemke, pivots);
+        if self.n <= self.settings.enumeration_limit {
+            let mut solves = 0;
+            let (ok, r) =
+                enumerate::search(p, &mut self.block, &mut self.trial, u, w, tol, &mut solves);
+            if ok {
+                classify(p, u, tol, &mut self.active);
+                return info(Status::Solved, Method::Enumeration, r, solves);
+            }
+            best = best.min(r);
+            method = Method::Enumeration;
+            iterations = solves;
+        }
+        let status = match outcome {
+            Outcome::Ray => Status::Infeasible,
+            Outcome::MaxPivots => Status::MaxIterations,
+            Outcome::Numerical | Outcome::Solution => Status::NumericalFailure,
+        };
+        u.fill(f64::NAN);
+        w.fill(f64::NAN);
+        info(status, method, best, iterations)
+    }
+
+    /// The cheap per-call check: sizes, finite `q`, sane bounds.
+    fn sizes_ok(&self, p: &Problem, u: &[f64], w: &[f64]) -> bool {
+        let n = self.n;
+        let sizes = p.m.nrows() == n
+            && p.m.ncols() == n
+            && p.q.len() == n
+            && p.lo.len() == n
+            && p.hi.len() == n
+            && u.len() == n
+            && w.len() == n;
+        sizes && (0..n).all(|i| entry_ok(p.q[i], p.lo[i], p.hi[i]))
+    }
+
+    /// Builds the reformulated tableau and runs Lemke on it.
+    fn lemke(&mut self, p: &Problem) -> (Outcome, usize) {
+        let big_n = self.reform.setup(p);
+        let budget = match self.settings.max_pivots {
+            0 => 50 + 20 * big_n,
+            k => k,
+        };
+        if !self.reform.fill_tableau(p, &mut self.lemke.t) {
+            return (Outcome::Numerical, 0);
+        }
+        self.lemke.run(big_n, budget)
+    }
+
+    /// Verifies Lemke's answer and the re-solve on the active set it
+    /// identifies; leaves the better verified one (smaller residual) in
+    /// `u`/`w`. Returns whether either verified and the reported residual.
+    fn polish(&mut self, p: &Problem, u: &mut [f64], w: &mut [f64]) -> (bool, f64) {
+        let tol = self.settings.tol;
+        let big_n = self.reform.size();
+        self.reform.recover(&self.lemke.z[..big_n], u);
+        let (ok1, r1) = verify(p, u, w, tol);
+        classify(p, u, tol, &mut self.trial);
+        let (ok2, r2) = if self.block.solve(p, &self.trial, &mut self.cu) {
+            verify(p, &mut self.cu, &mut self.cw, tol)
+        } else {
+            (false, f64::NAN)
+        };
+        if ok2 && (!ok1 || r2 <= r1) {
+            u.copy_from_slice(&self.cu);
+            w.copy_from_slice(&self.cw);
+            (true, r2)
+        } else if ok1 {
+            (true, r1)
+        } else {
+            (false, r1.min(r2))
+        }
+    }
+}
+
+fn info(status: Status, method: Method, residual: f64, iterations: usize) -> Info {
+    Info {
+        status,
+        method,
+        residual,
+        iterations,
+    }
+}

@@ -1,0 +1,47 @@
+//! lcsfmu: linear complementarity systems as FMI 2.0 Co-Simulation FMUs.
+//!
+//! A model is a first-order linear complementarity system (LCS)
+//!
+//! ```text
+//! x' = A x + B u + E w + f          states x, inputs w
+//! y  = C x + D u + F w + g          lo <= u <= hi  ⟂  y
+//! ```
+//!
+//! where `⟂` means, per component, `u = lo ⇒ y >= 0`, `u = hi ⇒ y <= 0`,
+//! `lo < u < hi ⇒ y = 0` (with `lo = 0, hi = ∞` the classical `0 <= u ⟂ y >= 0`).
+//! Time-stepping ([`scheme`]) discretizes the smooth part with the theta-method
+//! and keeps the complementarity implicit, so every step is one box-constrained
+//! linear complementarity problem ([`lcp`]) and events never need locating.
+//!
+//! Pipeline: a TOML file ([`model::raw`]) is validated into a [`model::Model`]
+//! ([`model::validate`]); the model produces the XML ([`model_description`]), the
+//! value-reference table ([`fmi2::variables`]) and the data compiled into the
+//! `fmu-template` cdylib ([`export`]), which is packed into an `.fmu` ([`pack`]).
+//! Inside the FMU and in `lcsfmu simulate` ([`simulate`]) the same
+//! [`fmi2::Instance`] runs the steps.
+//!
+//! The crate has no unsafe code; the C interface lives in `fmu-template`.
+//! Without the default `tool` feature only the simulation core is built (what
+//! the FMU links).
+
+#![forbid(unsafe_code)]
+
+pub mod fmi2;
+pub mod lcp;
+pub mod lcs;
+pub mod linalg;
+pub mod model;
+pub mod scheme;
+
+#[cfg(feature = "tool")]
+pub mod cli;
+#[cfg(feature = "tool")]
+pub mod error;
+#[cfg(feature = "tool")]
+pub mod export;
+#[cfg(feature = "tool")]
+pub mod model_description;
+#[cfg(feature = "tool")]
+pub mod pack;
+#[cfg(feature = "tool")]
+pub mod simulate;

@@ -1,0 +1,218 @@
+//! `modelDescription.xml` from a [`Model`].
+//!
+//! Written with quick-xml from the same value-reference table the instance uses,
+//! so the XML and the binary cannot disagree. The rules followed here are the ones
+//! importers check (shared `fmi2-notes.md` §3): element order of the XSD,
+//! `initial` only where legal (never on inputs), start values exactly where
+//! required, one `Outputs` entry per output with exact dependencies, and
+//! `InitialUnknowns` listing exactly the calculated outputs. No generation date
+//! is written, so a build is reproducible.
+
+use crate::fmi2::variables::{self, Kind};
+use crate::model::Model;
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
+use quick_xml::Writer;
+
+/// Namespace for name-based GUIDs of lcsfmu models (a fixed random UUID).
+const GUID_NAMESPACE: uuid::Uuid = uuid::Uuid::from_u128(0x5b1d_7c3e_92a4_4f0b_8d6e_1a2b_3c4d_5e6f);
+
+/// The GUID of a model: a name-based UUID of its whole content and the tool
+/// version, so any change to the model (or to the code that compiles it) gives a
+/// new GUID and a stale binary/XML pair is refused at instantiation.
+pub fn guid(model: &Model) -> String {
+    let text = format!("lcsfmu {}\n{}", env!("CARGO_PKG_VERSION"), model.to_json());
+    format!(
+        "{{{}}}",
+        uuid::Uuid::new_v5(&GUID_NAMESPACE, text.as_bytes())
+    )
+}
+
+/// The log categories the FMU understands (its logger filters on them).
+pub const LOG_CATEGORIES: &[(&str, &str)] = &[
+    ("logEvents", "Initialization and step events"),
+    ("logStatusWarning", "Warnings"),
+    ("logStatusDiscard", "Discarded steps"),
+    ("logStatusError", "Errors"),
+    ("logStatusFatal", "Fatal errors"),
+    ("logAll", "Everything"),
+];
+
+/// Shortest text that reads back as the same number (`1e-300`, `0.2`, `100.0`).
+fn number(v: f64) -> String {
+    format!("{v:?}")
+}
+
+/// The complete `modelDescription.xml` text.
+pub fn write(model: &Model, guid: &str) -> String {
+    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
+    let mut put = |e: Event| w.write_event(e).expect("writing to memory cannot fail");
+    put(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
+    let version = format!("lcsfmu {}", env!("CARGO_PKG_VERSION"));
+    let mut root = BytesStart::new("fmiModelDescription");
+    root.push_attribute(("fmiVersion", "2.0"));
+    root.push_attribute(("modelName", model.name.as_str()));
+    root.push_attribute(("guid", guid));
+    if !model.description.is_empty() {
+        root.push_attribute(("description", model.description.as_str()));
+    }
+    root.push_attribute(("generationTool", version.as_str()));
+    root.push_attribute(("variableNamingConvention", "structured"));
+    root.push_attribute(("numberOfEventIndicators", "0"));
+    put(Event::Start(root));
+
+    let mut cs = BytesStart::new("CoSimulation");
+    for (k, v) in [
+        ("modelIdentifier", model.name.as_str()),
+        ("canHandleVariableCommunicationStepSize", "true"),
+        ("canNotUseMemoryManagementFunctions", "true"),
+        ("canGetAndSetFMUstate", "true"),
+        ("canSerializeFMUstate", "true"),
+    ] {
+        cs.push_attribute((k, v));
+    }
+    put(Event::Empty(cs));
+
+    let vars = variables::variables(model);
+    let mut units: Vec<&str> = vars
+        .iter()
+        .map(|v| v.unit)
+        .filter(|u| !u.is_empty())
+        .collect();
+    units.sort_unstable();
+    units.dedup();
+    if !units.is_empty() {
+        put(Event::Start(BytesStart::new("UnitDefinitions")));
+        for u in &units {
+            put(Event::Empty(
+                BytesStart::new("Unit").with_attributes([("name", *u)]),
+            ));
+        }
+        put(Event::End(BytesEnd::new("UnitDefinitions")));
+    }
+
+    put(Event::Start(BytesStart::new("LogCategories")));
+    for (name, description) in LOG_CATEGORIES {
+        put(Event::Empty(BytesStart::new("Category").with_attributes([
+            ("name", *name),
+            ("description", *description),
+        ])));
+    }
+    put(Event::End(BytesEnd::new("LogCategories")));
+
+    let e = &model.experiment;
+    let (start, stop, step) = (number(e.start), number(e.stop), number(e.step));
+    put(Event::Empty(
+        BytesStart::new("DefaultExperiment").with_attributes([
+            ("startTime", start.as_str()),
+            ("stopTime", stop.as_str()),
+            ("stepSize", step.as_str()),
+        ]),
+    ));
+
+    put(Event::Start(BytesStart::new("ModelVariables")));
+    for (vr, v) in vars.iter().enumerate() {
+        let (causality, variability, initial) = v.attributes();
+        let vr_text = vr.to_string();
+        let description = describe(model, v.kind, v.description);
+        let mut sv = BytesStart::new("ScalarVariable");
+        sv.push_attribute(("name", v.name));
+        sv.push_attribute(("valueReference", vr_text.as_str()));
+        if !description.is_empty() {
+            sv.push_attribute(("description", description.as_str()));
+        }
+        sv.push_attribute(("causality", causality));
+        sv.push_attribute(("variability", variability));
+        if let Some(initial) = initial {
+            sv.push_attribute(("initial", initial));
+        }
+        put(Event::Start(sv));
+        let mut real = BytesStart::new("Real");
+        if !v.unit.is_empty() {
+            real.push_attribute(("unit", v.unit));
+        }
+        if let Some(s) = v.start {
+            real.push_attribute(("start", number(s).as_str()));
+        }
+        put(Event::Empty(real));
+        put(Event::End(BytesEnd::new("ScalarVariable")));
+    }
+    put(Event::End(BytesEnd::new("ModelVariables")));
+
+    put(Event::Start(BytesStart::new("ModelStructure")));
+    let index_of = |kind: Kind| vars.iter().position(|v| v.kind == kind).map(|i| i + 1);
+    let outputs: Vec<(usize, String)> = vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.attributes().0 == "output")
+        .map(|(i, v)| {
+            // Outputs reflect the end of the last step; only a named output that
+            // reads an input directly changes when that input is set.
+            let deps: Vec<String> = match v.kind {
+                Kind::Output(k) => model.outputs[k]
+                    .inputs
+                    .iter()
+                    .filter_map(|(j, _)| index_of(Kind::Input(*j)))
+                    .map(|i| i.to_string())
+                    .collect(),
+                _ => vec![],
+            };
+            (i + 1, deps.join(" "))
+        })
+        .collect();
+    if !outputs.is_empty() {
+        put(Event::Start(BytesStart::new("Outputs")));
+        for (index, deps) in &outputs {
+            let index = index.to_string();
+            put(Event::Empty(BytesStart::new("Unknown").with_attributes([
+                ("index", index.as_str()),
+                ("dependencies", deps.as_str()),
+            ])));
+        }
+        put(Event::End(BytesEnd::new("Outputs")));
+    }
+    let initial: Vec<usize> = vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.attributes().2 == Some("calculated"))
+        .map(|(i, _)| i + 1)
+        .collect();
+    if !initial.is_empty() {
+        put(Event::Start(BytesStart::new("InitialUnknowns")));
+        for index in initial {
+            let index = index.to_string();
+            put(Event::Empty(
+                BytesStart::new("Unknown").with_attributes([("index", index.as_str())]),
+            ));
+        }
+        put(Event::End(BytesEnd::new("InitialUnknowns")));
+    }
+    put(Event::End(BytesEnd::new("ModelStructure")));
+    put(Event::End(BytesEnd::new("fmiModelDescription")));
+    String::from_utf8(w.into_inner()).expect("the writer only writes UTF-8") + "\n"
+}
+
+/// The user's description, completed with what the variable is in the LCS.
+fn describe(model: &Model, kind: Kind, user: &str) -> String {
+    let what = match kind {
+        Kind::Pair(i) => {
+            let p = &model.pairs[i];
+            let bound = |e: &crate::model::expr::Expr| {
+                e.as_constant()
+                    .map_or_else(|| "(parameter)".to_string(), number)
+            };
+            format!(
+                "complementarity variable, {} <= {} <= {} complementary to its y",
+                bound(&p.lo),
+                p.name,
+                bound(&p.hi)
+            )
+        }
+        Kind::Output(k) => format!("= {}", model.outputs[k].definition),
+        _ => String::new(),
+    };
+    match (user.is_empty(), what.is_empty()) {
+        (true, _) => what,
+        (false, true) => user.to_string(),
+        (false, false) => format!("{user} ({what})"),
+    }
+}

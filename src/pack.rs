@@ -1,0 +1,58 @@
+//! The `.fmu` archive.
+//!
+//! Layout (shared `fmi2-notes.md` §2): `modelDescription.xml` at the root,
+//! `binaries/linux64/<modelIdentifier>.so`, and `resources/model.json`, the
+//! validated model the binary was compiled from, which lets `lcsfmu simulate`
+//! run an FMU it is given with the same core. Entries carry a fixed timestamp,
+//! so the same model and binary give the same archive.
+
+use std::io::{Read, Seek, Write};
+use std::path::Path;
+use zip::write::SimpleFileOptions;
+
+/// Where the embedded model sits in the archive.
+pub const MODEL_ENTRY: &str = "resources/model.json";
+
+/// Writes the archive to `out`.
+pub fn pack(
+    out: &Path,
+    model_identifier: &str,
+    description_xml: &str,
+    binary: &[u8],
+    model_json: &str,
+) -> std::io::Result<()> {
+    let file = std::fs::File::create(out)?;
+    let mut zip = zip::ZipWriter::new(file);
+    let opts = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let entries: [(String, &[u8], u32); 3] = [
+        (
+            "modelDescription.xml".into(),
+            description_xml.as_bytes(),
+            0o644,
+        ),
+        (
+            format!("binaries/linux64/{model_identifier}.so"),
+            binary,
+            0o755,
+        ),
+        (MODEL_ENTRY.into(), model_json.as_bytes(), 0o644),
+    ];
+    for (name, bytes, mode) in entries {
+        zip.start_file(name, opts.unix_permissions(mode))
+            .map_err(std::io::Error::other)?;
+        zip.write_all(bytes)?;
+    }
+    zip.finish().map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+/// Reads one entry of an archive as text.
+pub fn read_entry<R: Read + Seek>(archive: R, name: &str) -> std::io::Result<String> {
+    let mut zip = zip::ZipArchive::new(archive).map_err(std::io::Error::other)?;
+    let mut entry = zip
+        .by_name(name)
+        .map_err(|e| std::io::Error::other(format!("{name}: {e}")))?;
+    let mut text = String::new();
+    entry.read_to_string(&mut text)?;
+    Ok(text)
+}

@@ -1,0 +1,268 @@
+//! Time-stepping: one theta-method step of an LCS is one box LCP.
+//!
+//! With inputs held at `w` over the step and the complementarity implicit at the
+//! end of the step,
+//! `(I - hθA) x⁺ = (I + h(1-θ)A) x + h(B u⁺ + E w + f)`, `lo <= u⁺ <= hi ⟂ y⁺`.
+//! Writing `W = (I - hθA)⁻¹`, the new state is `x⁺ = x_free + hWB u⁺` with
+//! `x_free = W(I + h(1-θ)A) x + hW(E w + f)`, and `y⁺ = M u⁺ + q` with
+//! `M = D + hCWB`, `q = C x_free + F w + g`.
+//!
+//! Everything that depends only on h (the factorization, `M`) is computed when h
+//! changes and reused otherwise, so a step costs a few matrix-vector products and
+//! a (usually warm-started) LCP solve, and allocates nothing. A step writes its
+//! result into the stepper's own buffers; the caller commits it only when the LCP
+//! was solved, so a failed step leaves the caller's state untouched.
+
+use crate::lcp::{self, Problem, Solver};
+use crate::lcs::Lcs;
+use crate::linalg::{gemv_acc, Lu};
+use nalgebra::{DMatrix, DVector};
+
+/// Relative difference below which two step sizes are treated as one (see
+/// [`Stepper::step`]); far below any accuracy a time-stepping scheme offers, far
+/// above the rounding of communication points (about 2e-16 per step taken).
+pub const SAME_STEP: f64 = 1e-9;
+
+/// Why a step could not be taken.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StepError {
+    /// `I - hθA` is singular for this step size.
+    SingularIteration { h: f64 },
+    /// The step's LCP was not solved; the report says how it failed.
+    Lcp(lcp::Info),
+}
+
+impl std::fmt::Display for StepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StepError::SingularIteration { h } => {
+                write!(f, "I - h*theta*A is singular for h = {h:e}")
+            }
+            StepError::Lcp(info) => write!(
+                f,
+                "LCP not solved: status {:?} (method {:?}, residual {:e}, {} iterations)",
+                info.status, info.method, info.residual, info.iterations
+            ),
+        }
+    }
+}
+
+/// Per-instance time-stepping workspace.
+pub struct Stepper {
+    theta: f64,
+    /// Step size the cached matrices belong to; NaN when nothing is cached.
+    h: f64,
+    /// Step size to rebuild the cache with when a step of nearly that size comes
+    /// (kept across invalidation so a restored FMU state repeats the original run).
+    h_hint: f64,
+    lu: Lu,
+    /// `W (I + h(1-θ)A)`.
+    phi: DMatrix<f64>,
+    /// `h W B`.
+    gamma: DMatrix<f64>,
+    /// `h W E`.
+    ew: DMatrix<f64>,
+    /// `h W f`.
+    fx: DVector<f64>,
+    problem: Problem,
+    solver: Solver,
+    tmp: Vec<f64>,
+    /// Result of the last step: state, multipliers and `y = M u + q`.
+    pub x_next: DVector<f64>,
+    pub u_next: DVector<f64>,
+    pub y_next: DVector<f64>,
+}
+
+impl Stepper {
+    /// Buffers for an LCS with `nx` states, `nu` pairs and `nw` inputs.
+    pub fn new(nx: usize, nu: usize, nw: usize, theta: f64) -> Self {
+        let problem = Problem::boxed(
+            DMatrix::zeros(nu, nu),
+            DVector::zeros(nu),
+            DVector::zeros(nu),
+            DVector::zeros(nu),
+        );
+        Stepper {
+            theta,
+            h: f64::NAN,
+            h_hint: f64::NAN,
+            lu: Lu::new(nx),
+            phi: DMatrix::zeros(nx, nx),
+            gamma: DMatrix::zeros(nx, nu),
+            ew: DMatrix::zeros(nx, nw),
+            fx: DVector::zeros(nx),
+            problem,
+            solver: Solver::new(nu, lcp::Settings::default()),
+            tmp: vec![0.0; nx.max(nu)],
+            x_next: DVector::zeros(nx),
+            u_next: DVector::zeros(nu),
+            y_next: DVector::zeros(nu),
+        }
+    }
+
+    /// Forgets the cached matrices; call after the LCS was assembled again.
+    pub fn invalidate(&mut self) {
+        self.h = f64::NAN;
+    }
+
+    /// The LCP warm start, saved with FMU states so a restored run repeats exactly.
+    pub fn active_set(&self) -> &[lcp::Bound] {
+        self.solver.active_set()
+    }
+
+    /// Forgets the warm start (a new run begins).
+    pub fn reset_active_set(&mut self) {
+        self.solver.reset_active_set();
+        self.h_hint = f64::NAN;
+    }
+
+    /// The step size whose matrices are cached (NaN when none), for FMU states.
+    pub fn cached_step(&self) -> f64 {
+        if self.h.is_nan() {
+            self.h_hint
+        } else {
+            self.h
+        }
+    }
+
+    /// Returns to a saved warm start and cached step size; the matrices are rebuilt
+    /// on the next step from the same data, so they come out bit-identical.
+    pub fn restore(&mut self, cached_step: f64, active_set: &[lcp::Bound]) {
+        self.invalidate();
+        self.h_hint = cached_step;
+        self.solver.set_active_set(active_set);
+    }
+
+    /// The step size to build matrices for: masters compute step sizes as
+    /// differences of communication points, which jitter in the last bits, and a
+    /// refactorization per step for a change of one ulp would cost more than the
+    /// step. Sizes within [`SAME_STEP`] (relative) share one factorization.
+    fn step_key(&self, h: f64) -> f64 {
+        let close = |c: f64| (h - c).abs() <= SAME_STEP * c;
+        if close(self.h) {
+            self.h
+        } else if close(self.h_hint) {
+            self.h_hint
+        } else {
+            h
+        }
+    }
+
+    /// Recomputes everything that depends on h.
+    fn prepare(&mut self, lcs: &Lcs, h: f64) -> Result<(), StepError> {
+        let nx = lcs.a.nrows();
+        let m = self.lu.matrix_mut();
+        m.copy_from(&lcs.a);
+        *m *= -h * self.theta;
+        for i in 0..nx {
+            m[(i, i)] += 1.0;
+        }
+        if !self.lu.factor_in_place() {
+            self.h = f64::NAN;
+            return Err(StepError::SingularIteration { h });
+        }
+        self.phi.copy_from(&lcs.a);
+        self.phi *= h * (1.0 - self.theta);
+        for i in 0..nx {
+            self.phi[(i, i)] += 1.0;
+        }
+        self.lu.solve_columns(&mut self.phi, &mut self.tmp);
+        for (dst, src) in [(&mut self.gamma, &lcs.b), (&mut self.ew, &lcs.e)] {
+            dst.copy_from(src);
+            *dst *= h;
+            self.lu.solve_columns(dst, &mut self.tmp);
+        }
+        self.fx.copy_from(&lcs.f);
+        self.fx *= h;
+        self.lu.solve(self.fx.as_mut_slice(), &mut self.tmp);
+
+        // M = D + C gamma, column by column.
+        let p = &mut self.problem;
+        p.m.copy_from(&lcs.d);
+        for (j, mut col) in p.m.column_iter_mut().enumerate() {
+            gemv_acc(col.as_mut_slice(), &lcs.c, self.gamma.column(j).as_slice());
+        }
+        p.lo.copy_from(&lcs.lo);
+        p.hi.copy_from(&lcs.hi);
+        self.solver.matrix_changed();
+        self.h = h;
+        self.h_hint = h;
+        Ok(())
+    }
+
+    /// One step of size `h` from state `x` with inputs `w`; the result is in
+    /// `x_next`, `u_next`, `y_next`. Step sizes within [`SAME_STEP`] of the cached
+    /// one reuse its matrices.
+    pub fn step(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+        h: f64,
+    ) -> Result<lcp::Info, StepError> {
+        let key = self.step_key(h);
+        if key.to_bits() != self.h.to_bits() {
+            self.prepare(lcs, key)?;
+        }
+        let xf = self.x_next.as_mut_slice();
+        xf.copy_from_slice(self.fx.as_slice());
+        gemv_acc(xf, &self.phi, x);
+        gemv_acc(xf, &self.ew, w);
+
+        let q = self.problem.q.as_mut_slice();
+        q.copy_from_slice(lcs.g.as_slice());
+        gemv_acc(q, &lcs.c, xf);
+        gemv_acc(q, &lcs.fw, w);
+
+        let info = self.solver.solve(
+            &self.problem,
+            self.u_next.as_mut_slice(),
+            self.y_next.as_mut_slice(),
+        );
+        if info.status != lcp::Status::Solved {
+            return Err(StepError::Lcp(info));
+        }
+        gemv_acc(
+            self.x_next.as_mut_slice(),
+            &self.gamma,
+            self.u_next.as_slice(),
+        );
+        Ok(info)
+    }
+
+    /// The LCP matrix `M = D + hCWB` of a step of size `h` (for inspection).
+    pub fn lcp_matrix(&mut self, lcs: &Lcs, h: f64) -> Result<&DMatrix<f64>, StepError> {
+        self.prepare(lcs, h)?;
+        Ok(&self.problem.m)
+    }
+
+    /// The multipliers consistent with `x` and `w` at one instant (`h = 0`, `M = D`):
+    /// the values the FMU reports before its first step.
+    pub fn consistent_multipliers(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+    ) -> Result<lcp::Info, StepError> {
+        let p = &mut self.problem;
+        p.m.copy_from(&lcs.d);
+        p.lo.copy_from(&lcs.lo);
+        p.hi.copy_from(&lcs.hi);
+        let q = p.q.as_mut_slice();
+        q.copy_from_slice(lcs.g.as_slice());
+        gemv_acc(q, &lcs.c, x);
+        gemv_acc(q, &lcs.fw, w);
+        self.solver.matrix_changed();
+        self.h = f64::NAN;
+        let info = self.solver.solve(
+            &self.problem,
+            self.u_next.as_mut_slice(),
+            self.y_next.as_mut_slice(),
+        );
+        self.solver.matrix_changed();
+        if info.status != lcp::Status::Solved {
+            return Err(StepError::Lcp(info));
+        }
+        Ok(info)
+    }
+}

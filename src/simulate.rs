@@ -1,0 +1,260 @@
+//! `lcsfmu simulate`: run a model in process, as an FMI master would.
+//!
+//! The loop drives an [`Instance`] exactly as FMPy's co-simulation loop drives an
+//! FMU: setup, start values, initialization with the inputs at the start time,
+//! then communication points `t_k = start + k * step` (a product, never a running
+//! sum), the last one clipped to the stop time, inputs applied at each point
+//! (linear interpolation of the input table, held beyond its ends), outputs
+//! recorded after every step. Because the instance is the FMU's own core, the
+//! figures agree with FMPy's to rounding of the input interpolation.
+
+use crate::error::Error;
+use crate::fmi2::variables::{self, Kind};
+use crate::fmi2::Instance;
+use crate::model::Model;
+use std::io::Write;
+
+/// Time-varying inputs: a time column and one column per input name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InputTable {
+    pub names: Vec<String>,
+    pub time: Vec<f64>,
+    /// `columns[j][k]`: input `names[j]` at `time[k]`.
+    pub columns: Vec<Vec<f64>>,
+}
+
+impl InputTable {
+    /// Reads CSV with a header `time,<input names...>` and increasing times.
+    pub fn from_csv(text: &str) -> Result<InputTable, String> {
+        let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+        let header: Vec<&str> = lines
+            .next()
+            .ok_or("the input file is empty")?
+            .split(',')
+            .map(str::trim)
+            .collect();
+        if header.first() != Some(&"time") {
+            return Err("the first column of the input file must be 'time'".into());
+        }
+        let mut table = InputTable {
+            names: header[1..].iter().map(|s| s.to_string()).collect(),
+            time: vec![],
+            columns: vec![vec![]; header.len() - 1],
+        };
+        for (row, line) in lines.enumerate() {
+            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+            if cells.len() != header.len() {
+                return Err(format!(
+                    "input row {}: {} values for {} columns",
+                    row + 1,
+                    cells.len(),
+                    header.len()
+                ));
+            }
+            let mut values = cells.iter().map(|c| {
+                c.parse::<f64>()
+                    .map_err(|_| format!("input row {}: '{c}' is not a number", row + 1))
+            });
+            let t = values.next().expect("at least the time column")?;
+            if table.time.last().is_some_and(|last| !(t >= *last)) || !t.is_finite() {
+                return Err(format!("input row {}: time {t} is not increasing", row + 1));
+            }
+            table.time.push(t);
+            for (col, v) in table.columns.iter_mut().zip(values) {
+                col.push(v?);
+            }
+        }
+        if table.time.is_empty() {
+            return Err("the input file has no rows".into());
+        }
+        Ok(table)
+    }
+
+    /// Column `j` at time `t`: linear between samples, held outside.
+    pub fn value(&self, j: usize, t: f64) -> f64 {
+        let (ts, vs) = (&self.time, &self.columns[j]);
+        let i = ts.partition_point(|&s| s < t);
+        if i == 0 {
+            return vs[0];
+        }
+        if i == ts.len() {
+            return vs[ts.len() - 1];
+        }
+        let (t0, t1, v0, v1) = (ts[i - 1], ts[i], vs[i - 1], vs[i]);
+        if t == t1 {
+            return v1;
+        }
+        v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+    }
+}
+
+/// What to simulate; `None` takes the model's default experiment.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub start: Option<f64>,
+    pub stop: Option<f64>,
+    pub step: Option<f64>,
+    /// Parameters, state start values and constant inputs by name.
+    pub sets: Vec<(String, f64)>,
+    pub inputs: Option<InputTable>,
+}
+
+/// Recorded results: `rows[k] = [time, outputs...]` in `ModelVariables` order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trajectory {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<f64>>,
+    /// Why the run ended early (a discarded step), if it did.
+    pub failure: Option<String>,
+}
+
+impl Trajectory {
+    /// CSV with a header `time,<names...>`; numbers in shortest round-trip form.
+    pub fn write_csv(&self, mut out: impl Write) -> std::io::Result<()> {
+        writeln!(out, "{}", self.header.join(","))?;
+        for row in &self.rows {
+            let cells: Vec<String> = row.iter().map(|v| format!("{v:?}")).collect();
+            writeln!(out, "{}", cells.join(","))?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `model` and records every communication point.
+pub fn run(model: Model, guid: &str, opts: &Options) -> Result<Trajectory, Error> {
+    let e = model.experiment;
+    let (start, stop, step) = (
+        opts.start.unwrap_or(e.start),
+        opts.stop.unwrap_or(e.stop),
+        opts.step.unwrap_or(e.step),
+    );
+    if !(start.is_finite() && stop > start && step > 0.0 && step.is_finite()) {
+        return Err(Error::Simulation(format!(
+            "start {start}, stop {stop}, step {step} do not define a run"
+        )));
+    }
+    let vars = variables::variables(&model);
+    let find = |name: &str| {
+        vars.iter().position(|v| v.name == name).ok_or_else(|| {
+            let settable: Vec<&str> = vars
+                .iter()
+                .filter(|v| matches!(v.kind, Kind::Parameter(_) | Kind::State(_) | Kind::Input(_)))
+                .map(|v| v.name)
+                .collect();
+            Error::Simulation(format!(
+                "'{name}' is not a variable of {} (settable: {})",
+                model.name,
+                settable.join(", ")
+            ))
+        })
+    };
+    let sets: Vec<(u32, f64)> = opts
+        .sets
+        .iter()
+        .map(|(n, v)| Ok((find(n)? as u32, *v)))
+        .collect::<Result<_, Error>>()?;
+    let input_vrs: Vec<u32> = match &opts.inputs {
+        Some(table) => table
+            .names
+            .iter()
+            .map(|n| match find(n) {
+                Ok(vr) if matches!(vars[vr].kind, Kind::Input(_)) => Ok(vr as u32),
+                Ok(_) => Err(Error::Simulation(format!(
+                    "input table column '{n}' is not an input"
+                ))),
+                Err(e) => Err(e),
+            })
+            .collect::<Result<_, _>>()?,
+        None => vec![],
+    };
+    let outputs: Vec<u32> = (0..vars.len() as u32)
+        .filter(|&vr| vars[vr as usize].attributes().0 == "output")
+        .collect();
+    let mut header = vec!["time".to_string()];
+    header.extend(outputs.iter().map(|&vr| vars[vr as usize].name.to_string()));
+    drop(vars);
+
+    let sim = |e: crate::fmi2::FmiError| Error::Simulation(e.message);
+    let mut inst = Instance::new(model, guid);
+    inst.setup_experiment(start, Some(stop)).map_err(sim)?;
+    let (vrs, values): (Vec<u32>, Vec<f64>) = sets.into_iter().unzip();
+    inst.set_reals(&vrs, &values).map_err(sim)?;
+    inst.enter_initialization_mode().map_err(sim)?;
+    let mut input_values = vec![0.0; input_vrs.len()];
+    let mut apply_inputs = |inst: &mut Instance, t: f64| -> Result<(), Error> {
+        if let Some(table) = &opts.inputs {
+            for (j, v) in input_values.iter_mut().enumerate() {
+                *v = table.value(j, t);
+            }
+            inst.set_reals(&input_vrs, &input_values).map_err(sim)?;
+        }
+        Ok(())
+    };
+    apply_inputs(&mut inst, start)?;
+    if let Some(warning) = inst.exit_initialization_mode().map_err(sim)? {
+        eprintln!("warning: {warning}");
+    }
+    let mut row = vec![0.0; outputs.len()];
+    let mut record = |inst: &mut Instance, rows: &mut Vec<Vec<f64>>| -> Result<(), Error> {
+        inst.get_reals(&outputs, &mut row).map_err(sim)?;
+        rows.push(
+            std::iter::once(inst.time())
+                .chain(row.iter().copied())
+                .collect(),
+        );
+        Ok(())
+    };
+    let mut rows = Vec::new();
+    record(&mut inst, &mut rows)?;
+    let mut failure = None;
+    let mut time = start;
+    for k in 1u64.. {
+        if time > stop || is_close(time, stop) {
+            break;
+        }
+        let mut next = start + k as f64 * step;
+        if next > stop && !is_close(next, stop) {
+            next = stop;
+        }
+        apply_inputs(&mut inst, time)?;
+        if let Err(e) = inst.do_step(time, next - time) {
+            failure = Some(e.message);
+            record(&mut inst, &mut rows)?;
+            break;
+        }
+        time = next;
+        record(&mut inst, &mut rows)?;
+    }
+    Ok(Trajectory {
+        header,
+        rows,
+        failure,
+    })
+}
+
+/// Python's `math.isclose` with its default relative tolerance, as FMPy uses it.
+fn is_close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_table_interpolates_and_holds() {
+        let t = InputTable::from_csv("time, u\n0, 0\n1, 10\n3, 30\n").unwrap();
+        assert_eq!(t.value(0, -1.0), 0.0);
+        assert_eq!(t.value(0, 0.5), 5.0);
+        assert_eq!(t.value(0, 1.0), 10.0);
+        assert_eq!(t.value(0, 2.0), 20.0);
+        assert_eq!(t.value(0, 9.0), 30.0);
+        assert!(InputTable::from_csv("t,u\n0,1\n").is_err());
+        assert!(InputTable::from_csv("time,u\n1,1\n0,1\n")
+            .unwrap_err()
+            .contains("not increasing"));
+        assert!(InputTable::from_csv("time,u\n0,x\n")
+            .unwrap_err()
+            .contains("not a number"));
+    }
+}

@@ -81,9 +81,8 @@ pub(super) fn search(
             if ok {
                 return (true, r);
             }
-            if !(r >= best) {
-                best = r;
-            }
+            // f64::min skips NaN on either side.
+            best = best.min(r);
         }
         if !advance(p, a) {
             return (false, best);

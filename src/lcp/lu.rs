@@ -69,7 +69,7 @@ impl Lu {
                 scale = scale.max(x.abs());
             }
         }
-        // Relative singularity threshold; `!(x > t)` also rejects NaN.
+        // Relative singularity threshold; NaN pivots are rejected explicitly.
         let tiny = 1e-14 * scale;
         self.ok = scale.is_finite();
         for j in 0..k {
@@ -86,7 +86,7 @@ impl Lu {
                 }
             }
             self.piv[j] = best;
-            if !(bmax > tiny) {
+            if bmax.is_nan() || bmax <= tiny {
                 self.ok = false;
                 break;
             }

@@ -59,15 +59,19 @@ impl Default for Settings {
 pub enum Status {
     /// A solution was found and verified; `u` is inside the box and `w = M u + q`.
     Solved,
-    /// No solution exists. Certain when enumeration ran (`n <= enumeration_limit`)
-    /// and found none of nonsingular type; otherwise it rests on Lemke's ray
-    /// termination, which proves infeasibility only for copositive-plus `M`
-    /// (e.g. positive semidefinite `M` with all-finite or one-sided bounds).
+    /// No solution exists. Lemke ray-terminated, which proves infeasibility
+    /// only when the reformulated LCP is copositive-plus (e.g. positive
+    /// semidefinite `M`, for any bounds); when `n <= enumeration_limit`,
+    /// enumeration also found no solution with a nonsingular free block, which
+    /// settles it for P-matrices too. Never reported when every bound is
+    /// finite: such a problem always has a solution, and a Lemke ray there is
+    /// reported as [`Status::NumericalFailure`].
     Infeasible,
     /// Lemke's pivot budget ran out and the fallback (if any) found nothing.
     MaxIterations,
-    /// Singular pivots or factorizations, non-finite numbers, or a candidate
-    /// that failed verification, with nothing better found.
+    /// Singular pivots or factorizations, non-finite numbers, a candidate
+    /// that failed verification, or a Lemke ray on an all-finite box (Lemke
+    /// cannot process every indefinite `M`), with nothing better found.
     NumericalFailure,
     /// Sizes disagree with the solver or the problem, or `q`/bounds are invalid.
     InvalidProblem,

@@ -1,7 +1,7 @@
 //! The box MCP data, its validation, and the single acceptance test.
 //!
 //! Every stage of the solver (warm start, Lemke, polishing, enumeration) and
-//! the test oracle hand their candidates to [`verify`], so "solved" means the
+//! the test oracle hand their candidates to `verify`, so "solved" means the
 //! same thing everywhere: `u` inside the box, `w = M u + q` recomputed from
 //! that `u`, and a natural-map residual within `tol * scale`. Keeping this in
 //! one place is what lets the solver promise that no unverified answer escapes.

@@ -158,6 +158,8 @@ impl Solver {
             iterations = solves;
         }
         let status = match outcome {
+            // A compact box always has a solution: the ray is Lemke's failure.
+            Outcome::Ray if compact(p) => Status::NumericalFailure,
             Outcome::Ray => Status::Infeasible,
             Outcome::MaxPivots => Status::MaxIterations,
             Outcome::Numerical | Outcome::Solution => Status::NumericalFailure,
@@ -217,6 +219,11 @@ impl Solver {
             (false, r1.min(r2))
         }
     }
+}
+
+/// Whether every bound is finite (then a solution exists for any `M`).
+fn compact(p: &Problem) -> bool {
+    p.lo.iter().chain(p.hi.iter()).all(|x| x.is_finite())
 }
 
 fn info(status: Status, method: Method, residual: f64, iterations: usize) -> Info {

@@ -291,6 +291,7 @@ fn garbage(rng: &mut Rng) -> f64 {
 
 #[test]
 fn garbage_never_panics_and_never_lies() {
+    super::lemke::CHECK_INVARIANT.with(|c| c.set(false));
     for seed in 0..4000u64 {
         let mut rng = Rng::new(seed);
         let n = rng.below(5);
@@ -326,8 +327,8 @@ fn garbage_never_panics_and_never_lies() {
             if info.status == Status::Solved {
                 // 0 * inf = NaN in w, so a non-finite M can never verify.
                 assert!(valid, "{seed}: {info:?}");
-                for i in 0..u.len() {
-                    assert!(u[i] >= p.lo[i] && u[i] <= p.hi[i], "{seed}");
+                for ((x, lo), hi) in u.iter().zip(p.lo.iter()).zip(p.hi.iter()) {
+                    assert!(x >= lo && x <= hi, "{seed}");
                 }
                 assert!(
                     n == 0 || info.residual <= settings.tol * p.scale(),
@@ -340,4 +341,37 @@ fn garbage_never_panics_and_never_lies() {
             let _ = all_solutions(&p, settings.tol);
         }
     }
+}
+
+#[test]
+fn compact_boxes_are_never_called_infeasible() {
+    // A box MCP with every bound finite always has a solution, whatever M is.
+    // Lemke alone ray-terminates on many indefinite M (about a quarter here);
+    // enumeration must then rescue it, and without it the status must not
+    // claim infeasibility.
+    let no_enum = Settings {
+        enumeration_limit: 0,
+        ..Settings::default()
+    };
+    let mut lemke_failures = 0;
+    for seed in 0..600u64 {
+        let mut rng = Rng::new(seed + 5);
+        let n = 1 + rng.below(6);
+        let m = DMatrix::from_fn(n, n, |_, _| rng.uniform(-2.0, 2.0));
+        let q = DVector::from_fn(n, |_, _| rng.uniform(-2.0, 2.0));
+        let lo = DVector::from_fn(n, |_, _| rng.uniform(-1.0, 0.0));
+        let hi = DVector::from_fn(n, |i, _| lo[i] + rng.uniform(0.0, 2.0));
+        let p = Problem::boxed(m, q, lo, hi);
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let info = Solver::new(n, no_enum).solve(&p, &mut u, &mut w);
+        assert_ne!(info.status, Status::Infeasible, "seed {seed}");
+        lemke_failures += usize::from(info.status != Status::Solved);
+        let info = Solver::new(n, Settings::default()).solve(&p, &mut u, &mut w);
+        assert_eq!(info.status, Status::Solved, "seed {seed}");
+    }
+    println!("compact boxes: Lemke alone failed on {lemke_failures}/600");
+    assert!(
+        lemke_failures > 0,
+        "the test no longer exercises the fallback"
+    );
 }

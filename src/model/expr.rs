@@ -304,11 +304,45 @@ impl Parser<'_> {
 /// One instruction of a compiled expression (postfix order).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Op {
-    Const(f64),
+    Const(#[serde(with = "any_f64")] f64),
     Param(u32),
     Neg,
     Bin(BinOp),
     Call(Func),
+}
+
+/// JSON has no infinities (serde_json writes them as `null`), and bounds are
+/// often infinite: non-finite constants travel as the strings `inf`, `-inf`, `nan`.
+mod any_f64 {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        match *v {
+            v if v.is_finite() => s.serialize_f64(v),
+            v if v.is_nan() => s.serialize_str("nan"),
+            v if v > 0.0 => s.serialize_str("inf"),
+            _ => s.serialize_str("-inf"),
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Repr {
+        Number(f64),
+        Text(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        match Repr::deserialize(d)? {
+            Repr::Number(v) => Ok(v),
+            Repr::Text(t) => match t.as_str() {
+                "inf" => Ok(f64::INFINITY),
+                "-inf" => Ok(f64::NEG_INFINITY),
+                "nan" => Ok(f64::NAN),
+                _ => Err(D::Error::custom(format!("'{t}' is not a number"))),
+            },
+        }
+    }
 }
 
 /// A compiled expression over the model's parameters.

@@ -98,18 +98,22 @@ impl Lu {
             *t = b[p];
         }
         for i in 0..n {
-            let mut s = tmp[i];
-            for k in 0..i {
-                s -= self.lu[(i, k)] * tmp[k];
-            }
-            tmp[i] = s;
+            let (done, rest) = tmp.split_at_mut(i);
+            let s: f64 = done
+                .iter()
+                .enumerate()
+                .map(|(k, t)| self.lu[(i, k)] * t)
+                .sum();
+            rest[0] -= s;
         }
         for i in (0..n).rev() {
-            let mut s = tmp[i];
-            for k in i + 1..n {
-                s -= self.lu[(i, k)] * tmp[k];
-            }
-            tmp[i] = s / self.lu[(i, i)];
+            let (head, later) = tmp.split_at_mut(i + 1);
+            let s: f64 = later[..n - i - 1]
+                .iter()
+                .enumerate()
+                .map(|(k, t)| self.lu[(i, i + 1 + k)] * t)
+                .sum();
+            head[i] = (head[i] - s) / self.lu[(i, i)];
         }
         b[..n].copy_from_slice(&tmp[..n]);
     }

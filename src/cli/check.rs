@@ -57,7 +57,7 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     }
     let mut lcs = Lcs::new(&model);
     lcs.assemble(&model, &model.default_parameters())
-        .map_err(|e| Error::Simulation(e))?;
+        .map_err(Error::Simulation)?;
     println!("\ncomplementarity laws at the default parameters:");
     for (i, p) in model.pairs.iter().enumerate() {
         println!(

@@ -190,7 +190,7 @@ impl Validator<'_> {
             }
             let find = |list: &[&str]| list.iter().position(|k| *k == n);
             find(&cols_x)
-                .map(|j| Symbol::Var(j))
+                .map(Symbol::Var)
                 .or_else(|| find(&cols_u).map(|j| Symbol::Var(nx + j)))
                 .or_else(|| find(&cols_w).map(|j| Symbol::Var(nx + nu + j)))
         };

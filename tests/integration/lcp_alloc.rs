@@ -1,57 +1,9 @@
-//! Proof that `Solver::solve` never touches the heap, on every path.
-//!
-//! A counting global allocator is process-wide, so this lives in its own
-//! integration-test binary where it cannot disturb other tests. Counting is
-//! per thread (a const-initialised thread-local with no destructor, so the
-//! counter itself never allocates), which keeps the test harness's own
-//! threads out of the figures. Implementing `GlobalAlloc` needs `unsafe`;
-//! the unsafe code here only forwards to `System` and is confined to this
-//! test binary (the library keeps `#![forbid(unsafe_code)]`).
+//! `Solver::solve` never touches the heap, on every path (warm start, Lemke,
+//! enumeration, restored active set, infeasible and invalid problems).
 
+use super::alloc::allocations;
 use lcsfmu::lcp::{Bound, Method, Problem, Settings, Solver, Status};
 use nalgebra::{DMatrix, DVector};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-thread_local! {
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-fn bump() {
-    // try_with: the thread-local may already be gone during thread teardown.
-    let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-}
-
-struct Counting;
-
-// SAFETY: every method forwards its arguments unchanged to `System`, which
-// upholds the `GlobalAlloc` contract; the counter does not allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
-
-fn allocations<T>(f: impl FnOnce() -> T) -> (usize, T) {
-    let before = COUNT.with(|c| c.get());
-    let out = f();
-    (COUNT.with(|c| c.get()) - before, out)
-}
 
 /// Diagonally dominant non-symmetric matrix (a P-matrix) of size `n`.
 fn p_matrix(n: usize) -> DMatrix<f64> {

@@ -1,0 +1,233 @@
+//! The FMI life cycle of the core `Instance`, which the FMU's C functions drive.
+
+use super::alloc::allocations;
+use super::model;
+use lcsfmu::fmi2::state::Phase;
+use lcsfmu::fmi2::{Instance, Severity};
+use lcsfmu::model::{validate, Model};
+use std::path::Path;
+
+/// `y = -u + w - a ⟂ u >= 0`: a step's LCP has `M = -1`, `q = w - a`, so it is
+/// solvable exactly when `w >= a`; the input switches it to infeasible.
+fn switchable_model() -> Model {
+    let text = r#"
+        [model]
+        name = "switch"
+        [[parameters]]
+        name = "a"
+        value = -1.0
+        [[inputs]]
+        name = "w"
+        [[states]]
+        name = "x"
+        start = 1.0
+        [[complementarity]]
+        name = "u"
+        [system]
+        A = [[-1]]
+        E = [[1]]
+        D = [[-1]]
+        F = [[1]]
+        g = ["-a"]
+    "#;
+    validate::from_str(text, Path::new("switch.toml")).unwrap()
+}
+
+fn initialized(m: Model) -> Instance {
+    let mut i = Instance::new(m, "{g}");
+    i.setup_experiment(0.0, None).unwrap();
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    i
+}
+
+fn outputs(i: &mut Instance) -> Vec<f64> {
+    let n = lcsfmu::fmi2::variables::kinds(i.model()).len() as u32;
+    let vrs: Vec<u32> = (0..n).collect();
+    let mut v = vec![0.0; vrs.len()];
+    i.get_reals(&vrs, &mut v).unwrap();
+    v
+}
+
+#[test]
+fn illegal_calls_are_errors_and_change_nothing() {
+    let mut i = Instance::new(model("coulomb_friction"), "{g}");
+    let e = i.do_step(0.0, 0.1).unwrap_err();
+    assert_eq!(e.severity, Severity::Error);
+    assert!(
+        e.message
+            .contains("DoStep is not allowed in phase Instantiated"),
+        "{}",
+        e.message
+    );
+    assert!(i.get_reals(&[0], &mut [0.0]).is_err());
+    assert!(i.exit_initialization_mode().is_err());
+    assert_eq!(i.phase(), Phase::Instantiated);
+
+    let mut i = initialized(model("coulomb_friction"));
+    let before = outputs(&mut i);
+    // Parameter and state start after initialization; time; unknown reference; NaN.
+    for (vr, v) in [
+        (1u32, 5.0),
+        (5, 1.0),
+        (0, 1.0),
+        (7, 1.0),
+        (99, 1.0),
+        (4, f64::NAN),
+        (4, f64::INFINITY),
+    ] {
+        let e = i.set_reals(&[vr], &[v]).unwrap_err();
+        assert_eq!(e.severity, Severity::Error, "vr {vr}");
+    }
+    // A batch with one bad entry writes none of them.
+    assert!(i.set_reals(&[4, 4], &[3.0, f64::NAN]).is_err());
+    assert!(i.set_reals(&[4], &[1.0, 2.0]).is_err());
+    assert_eq!(outputs(&mut i), before);
+    for (t, h) in [
+        (0.0, 0.0),
+        (0.0, -1.0),
+        (0.0, f64::NAN),
+        (0.5, 0.1),
+        (f64::NAN, 0.1),
+        (0.0, f64::INFINITY),
+    ] {
+        assert_eq!(
+            i.do_step(t, h).unwrap_err().severity,
+            Severity::Error,
+            "t {t} h {h}"
+        );
+    }
+    assert_eq!(outputs(&mut i), before);
+    assert_eq!(i.phase(), Phase::StepComplete);
+    i.do_step(0.0, 0.2).unwrap();
+    i.terminate().unwrap();
+    assert!(i.terminate().is_err());
+    assert!(i.do_step(0.2, 0.2).is_err());
+}
+
+#[test]
+fn an_infeasible_step_is_a_discard_that_keeps_the_last_good_state() {
+    let mut i = initialized(switchable_model());
+    i.do_step(0.0, 0.1).unwrap();
+    let good = outputs(&mut i);
+    // An input that makes y = -u - 1 + w - ... infeasible: w enters F with a big negative value.
+    i.set_reals(&[2], &[-100.0]).unwrap();
+    let e = i.do_step(0.1, 0.1).unwrap_err();
+    assert_eq!(e.severity, Severity::Discard);
+    assert!(
+        e.message.contains("Infeasible") && e.message.contains("residual"),
+        "{}",
+        e.message
+    );
+    assert!(i.terminated());
+    assert_eq!(i.last_successful_time(), 0.1);
+    assert_eq!(i.phase(), Phase::StepFailed);
+    let mut after = outputs(&mut i);
+    after[2] = good[2]; // the input itself was changed by the caller
+    assert_eq!(after, good);
+    assert!(i.do_step(0.1, 0.1).is_err());
+    i.terminate().unwrap();
+}
+
+#[test]
+fn infeasible_initial_multipliers_are_a_warning() {
+    let mut i = Instance::new(switchable_model(), "{g}");
+    i.set_reals(&[2], &[-5.0]).unwrap();
+    i.enter_initialization_mode().unwrap();
+    let warning = i.exit_initialization_mode().unwrap();
+    assert!(warning.unwrap().contains("no multipliers are consistent"));
+}
+
+#[test]
+fn bad_parameters_fail_initialization_with_the_entry_named() {
+    let mut i = Instance::new(model("rlc_diode"), "{g}");
+    i.set_reals(&[3], &[0.0]).unwrap(); // C = 0: 1/(L*C) is infinite
+    i.enter_initialization_mode().unwrap();
+    let e = i.exit_initialization_mode().unwrap_err();
+    assert!(
+        e.message.contains("entry A[0][1] evaluates to"),
+        "{}",
+        e.message
+    );
+    assert_eq!(i.phase(), Phase::Error);
+    i.reset().unwrap();
+    assert_eq!(i.phase(), Phase::Instantiated);
+}
+
+fn run_steps(i: &mut Instance, from: usize, to: usize, h: f64) -> Vec<Vec<f64>> {
+    (from..to)
+        .map(|k| {
+            i.do_step(k as f64 * h, (k + 1) as f64 * h - k as f64 * h)
+                .unwrap();
+            outputs(i)
+        })
+        .collect()
+}
+
+#[test]
+fn fmu_states_replay_bit_for_bit_and_serialize_into_a_new_instance() {
+    for stem in [
+        "sign_spiral",
+        "coulomb_friction",
+        "rlc_diode",
+        "saturated_integrator",
+    ] {
+        let h = 0.05;
+        let mut i = initialized(model(stem));
+        run_steps(&mut i, 0, 7, h);
+        let snap = i.snapshot();
+        let bytes = i.serialize(&snap);
+        let first = run_steps(&mut i, 7, 40, h);
+        i.restore(&snap).unwrap();
+        assert_eq!(run_steps(&mut i, 7, 40, h), first, "{stem}: restore");
+        let mut fresh = initialized(model(stem));
+        let s = fresh.deserialize(&bytes).unwrap();
+        fresh.restore(&s).unwrap();
+        assert_eq!(
+            run_steps(&mut fresh, 7, 40, h),
+            first,
+            "{stem}: deserialized"
+        );
+        assert!(fresh.deserialize(&bytes[..bytes.len() - 3]).is_err());
+    }
+}
+
+#[test]
+fn reset_repeats_the_run() {
+    let mut i = initialized(model("coulomb_friction"));
+    let first = run_steps(&mut i, 0, 30, 0.1);
+    i.reset().unwrap();
+    i.setup_experiment(0.0, None).unwrap();
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    assert_eq!(run_steps(&mut i, 0, 30, 0.1), first);
+}
+
+#[test]
+fn steps_allocate_nothing() {
+    for stem in [
+        "sign_spiral",
+        "coulomb_friction",
+        "rlc_diode",
+        "saturated_integrator",
+    ] {
+        let mut i = initialized(model(stem));
+        let mut out = [0.0; 3];
+        let h = 0.01;
+        // The first step builds the factorization (also without allocating).
+        for k in 0..300usize {
+            let t = k as f64 * h;
+            let (n, r) = allocations(|| {
+                if i.model().nw() > 0 {
+                    i.set_reals(&[i.model().np() as u32 + 1], &[t.sin()])
+                        .unwrap();
+                }
+                let r = i.do_step(t, (k + 1) as f64 * h - t);
+                i.get_reals(&[0, 1, 2], &mut out).unwrap();
+                r
+            });
+            r.unwrap();
+            assert_eq!(n, 0, "{stem}: step {k} allocated {n} times");
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! Integration tests of lcsfmu, in one binary.
+//!
+//! Contents:
+//! - `alloc`        a counting allocator shared by the allocation tests
+//! - `lcp_alloc`    the LCP solver allocates nothing on any path
+//! - `models`       every bundled model against validation.md (through `simulate`)
+//! - `instance`     the FMI life cycle: illegal calls, bad values, failed steps,
+//!   FMU-state replay and serialization, reset, zero-allocation steps
+//! - `model_errors` the corpus of bad model files in `tests/data/bad/`
+//! - `description`  modelDescription.xml: golden file and structural rules
+//!
+//! The FMU binaries themselves are tested from Python with FMPy (`tests/python`).
+
+mod alloc;
+mod description;
+mod instance;
+mod lcp_alloc;
+mod model_errors;
+mod models;
+
+use lcsfmu::model::{validate, Model};
+use lcsfmu::simulate::{self, Options, Trajectory};
+use std::path::{Path, PathBuf};
+
+/// Path of a bundled model.
+pub fn model_path(stem: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("models")
+        .join(format!("{stem}.toml"))
+}
+
+/// A bundled model, validated.
+pub fn model(stem: &str) -> Model {
+    validate::load(&model_path(stem)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A bundled model with its text edited (`from` must occur).
+pub fn model_edited(stem: &str, from: &str, to: &str) -> Model {
+    let text = std::fs::read_to_string(model_path(stem)).unwrap();
+    assert!(text.contains(from), "{stem} has no '{from}'");
+    validate::from_str(&text.replace(from, to), &model_path(stem)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Simulates and insists on a complete run.
+pub fn run(model: Model, opts: Options) -> Trajectory {
+    let t = simulate::run(model, "{test}", &opts).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(t.failure, None);
+    t
+}
+
+/// One recorded column by name.
+pub fn column(t: &Trajectory, name: &str) -> Vec<f64> {
+    let j = t
+        .header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name}"));
+    t.rows.iter().map(|r| r[j]).collect()
+}
+
+/// `|a - b| <= tol * max(1, |b|)`, validation.md's rule.
+pub fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * b.abs().max(1.0)
+}

@@ -1,0 +1,143 @@
+//! Nanoseconds per `fmi2DoStep` called through the C ABI of built FMUs.
+//!
+//! Builds the FMUs with the library's own `export::build` (reporting how long a
+//! build takes with a warm cache, unchanged and after an edit of the model),
+//! extracts each binary, `dlopen`s it and calls the FMI functions as a C master
+//! would: no Python, no Rust wrapper in between. A linear model without
+//! complementarity (`x' = -x`) built the same way gives the floor that the FMI
+//! shell and the theta step cost without any LCP.
+//!
+//! Run: `cargo bench --bench dostep`. Figures depend on the machine; they are
+//! printed, never asserted.
+
+use lcsfmu::export::{self, BuildEnv};
+use lcsfmu::model::{validate, Model};
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+type Instantiate = unsafe extern "C" fn(*const c_char, c_int, *const c_char, *const c_char, *const Callbacks, c_int, c_int) -> *mut c_void;
+type Setup = unsafe extern "C" fn(*mut c_void, c_int, f64, f64, c_int, f64) -> c_int;
+type Simple = unsafe extern "C" fn(*mut c_void) -> c_int;
+type DoStep = unsafe extern "C" fn(*mut c_void, f64, f64, c_int) -> c_int;
+type Free = unsafe extern "C" fn(*mut c_void);
+
+#[repr(C)]
+struct Callbacks {
+    logger: *const c_void,
+    allocate: *const c_void,
+    free: *const c_void,
+    step_finished: *const c_void,
+    environment: *mut c_void,
+}
+
+struct Fmu {
+    lib: *mut c_void,
+    guid: CString,
+}
+
+impl Fmu {
+    /// Extracts and loads the binary of an FMU built by lcsfmu.
+    fn load(fmu: &Path, model: &Model, dir: &Path) -> Fmu {
+        let file = std::fs::File::open(fmu).unwrap();
+        let mut zip = zip::ZipArchive::new(file).unwrap();
+        let so = dir.join(format!("{}.so", model.name));
+        let mut entry = zip.by_name(&format!("binaries/linux64/{}.so", model.name)).unwrap();
+        std::io::copy(&mut entry, &mut std::fs::File::create(&so).unwrap()).unwrap();
+        let path = CString::new(so.to_str().unwrap()).unwrap();
+        // SAFETY: loading a library this project built; its initializers are Rust's.
+        let lib = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        assert!(!lib.is_null(), "dlopen {}", so.display());
+        let guid = CString::new(lcsfmu::model_description::guid(model)).unwrap();
+        Fmu { lib, guid }
+    }
+
+    fn sym<T: Copy>(&self, name: &str) -> T {
+        let n = CString::new(name).unwrap();
+        // SAFETY: the symbol exists (checked) and has the FMI 2.0 signature T.
+        unsafe {
+            let p = libc::dlsym(self.lib, n.as_ptr());
+            assert!(!p.is_null(), "{name} missing");
+            std::mem::transmute_copy(&p)
+        }
+    }
+
+    /// ns per doStep over `steps` steps of size h, after initialization.
+    fn ns_per_step(&self, h: f64, steps: usize) -> f64 {
+        let instantiate: Instantiate = self.sym("fmi2Instantiate");
+        let setup: Setup = self.sym("fmi2SetupExperiment");
+        let enter: Simple = self.sym("fmi2EnterInitializationMode");
+        let exit: Simple = self.sym("fmi2ExitInitializationMode");
+        let do_step: DoStep = self.sym("fmi2DoStep");
+        let free: Free = self.sym("fmi2FreeInstance");
+        let cb = Callbacks {
+            logger: std::ptr::null(),
+            allocate: std::ptr::null(),
+            free: std::ptr::null(),
+            step_finished: std::ptr::null(),
+            environment: std::ptr::null_mut(),
+        };
+        // SAFETY: FMI calls in the order the standard prescribes, on one instance.
+        unsafe {
+            let c = instantiate(c"bench".as_ptr(), 1, self.guid.as_ptr(), std::ptr::null(), &cb, 0, 0);
+            assert!(!c.is_null());
+            assert_eq!(setup(c, 0, 0.0, 0.0, 0, 0.0), 0);
+            assert_eq!(enter(c), 0);
+            assert_eq!(exit(c), 0);
+            let start = Instant::now();
+            for k in 0..steps {
+                let t = k as f64 * h;
+                let status = do_step(black_box(c), t, (k + 1) as f64 * h - t, 1);
+                debug_assert_eq!(status, 0);
+                black_box(status);
+            }
+            let ns = start.elapsed().as_nanos() as f64 / steps as f64;
+            free(c);
+            ns
+        }
+    }
+}
+
+fn timed_build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> f64 {
+    let start = Instant::now();
+    export::build(model, origin, out, env).unwrap_or_else(|e| panic!("{e}"));
+    start.elapsed().as_secs_f64()
+}
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("target").join("bench-fmus");
+    std::fs::create_dir_all(&dir).unwrap();
+    let env = BuildEnv::from_env();
+    let decay = "[model]\nname = \"decay\"\ndescription = \"x' = -x, no complementarity\"\n[[states]]\nname = \"x\"\nstart = 1.0\n[system]\nA = [[-1]]\n";
+    let models: Vec<(Model, PathBuf)> = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integrator"]
+        .iter()
+        .map(|s| {
+            let p = root.join("models").join(format!("{s}.toml"));
+            (validate::load(&p).unwrap(), p)
+        })
+        .chain(std::iter::once((validate::from_str(decay, Path::new("decay.toml")).unwrap(), PathBuf::from("decay.toml"))))
+        .collect();
+
+    println!("lcsfmu build with a warm cache (seconds):");
+    for (model, origin) in &models {
+        let out = dir.join(format!("{}.fmu", model.name));
+        timed_build(model, origin, &out, &env);
+        let again = timed_build(model, origin, &out, &env);
+        let mut edited = model.clone();
+        edited.description.push_str(" (edited)");
+        let changed = timed_build(&edited, origin, &dir.join("edited.fmu"), &env);
+        println!("  {:<22} unchanged {again:>5.2}   after an edit {changed:>5.2}", model.name);
+    }
+    // Leave the template built for the unedited last model.
+    timed_build(&models[0].0, &models[0].1, &dir.join(format!("{}.fmu", models[0].0.name)), &env);
+
+    println!("\nns per fmi2DoStep through the C ABI (best of 5 runs of 1e6 steps):");
+    for (model, _) in &models {
+        let fmu = Fmu::load(&dir.join(format!("{}.fmu", model.name)), model, &dir);
+        let h = model.experiment.step;
+        let best = (0..5).map(|_| fmu.ns_per_step(h, 1_000_000)).fold(f64::INFINITY, f64::min);
+        println!("  {:<22} h = {h:<6} {best:>7.1} ns", model.name);
+    }
+}

@@ -1,0 +1,315 @@
+"""Shared fixtures and helpers for the FMPy test suite of lcsfmu.
+
+Run with: /work/venv/bin/python -m pytest /work/main/tests/python
+The binary is built once (`cargo build --release`, or taken from $LCSFMU_BIN), and
+every bundled model is built into an FMU once per session.
+
+Table of contents of the suite
+  test_conformance.py       1, 7  validate_fmu, fmu-check.py, exported symbol set of the .so
+  test_reference_values.py  2     validation.md numbers through simulate_fmu(CoSimulation)
+  test_cli_agreement.py     3, 4  FMPy == `lcsfmu simulate` (1e-12); --set == start_values
+  test_parameters.py        4     parameters/start values change results as the exact solution says
+  test_fmu_state.py         5     get/set/serialize FMU state, fmi2Reset, two instances
+  test_failures.py          6     Discard + terminated on infeasible steps, initialization errors
+
+Helpers in this file
+  fixtures      lcsfmu_bin, fmus (name -> built .fmu), slaves (FMU2Slave factory, cleaned up)
+  simulation    cosim (simulate_fmu in co-simulation), run_cli (lcsfmu simulate -> array),
+                comm_times (FMPy's communication points), sampled_input, write_input_csv
+  comparison    assert_close, assert_same_results, first_index, ZERO
+  FMI           Slave (FMU2Slave driven by hand), FMI2_CS_FUNCTIONS, exported_symbols
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fmpy import extract, read_model_description, simulate_fmu
+from fmpy.fmi2 import FMU2Slave
+
+REPO = Path(__file__).resolve().parents[2]
+MODELS_DIR = REPO / "models"
+MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integrator"]
+FMU_CHECK = Path("/work/shared/tools/fmu-check.py")
+PYTHON = sys.executable  # the venv interpreter running pytest
+
+# validation.md: "exactly zero" means |.| <= 1e-12.
+ZERO = 1e-12
+
+# The FMI 2.0 Co-Simulation API, from the FMI 2.0 standard (fmi2Functions.h):
+# 25 functions common to both interface types ...
+FMI2_COMMON_FUNCTIONS = {
+    "fmi2GetTypesPlatform", "fmi2GetVersion", "fmi2SetDebugLogging",
+    "fmi2Instantiate", "fmi2FreeInstance",
+    "fmi2SetupExperiment", "fmi2EnterInitializationMode", "fmi2ExitInitializationMode",
+    "fmi2Terminate", "fmi2Reset",
+    "fmi2GetReal", "fmi2GetInteger", "fmi2GetBoolean", "fmi2GetString",
+    "fmi2SetReal", "fmi2SetInteger", "fmi2SetBoolean", "fmi2SetString",
+    "fmi2GetFMUstate", "fmi2SetFMUstate", "fmi2FreeFMUstate",
+    "fmi2SerializedFMUstateSize", "fmi2SerializeFMUstate", "fmi2DeSerializeFMUstate",
+    "fmi2GetDirectionalDerivative",
+}
+# ... and 9 specific to Co-Simulation.
+FMI2_CS_ONLY_FUNCTIONS = {
+    "fmi2SetRealInputDerivatives", "fmi2GetRealOutputDerivatives",
+    "fmi2DoStep", "fmi2CancelStep",
+    "fmi2GetStatus", "fmi2GetRealStatus", "fmi2GetIntegerStatus",
+    "fmi2GetBooleanStatus", "fmi2GetStringStatus",
+}
+FMI2_CS_FUNCTIONS = FMI2_COMMON_FUNCTIONS | FMI2_CS_ONLY_FUNCTIONS
+
+# fmi2StatusKind values (fmi2FunctionTypes.h)
+fmi2LastSuccessfulTime = 2
+fmi2Terminated = 3
+
+
+# --------------------------------------------------------------------------- fixtures
+
+@pytest.fixture(scope="session")
+def lcsfmu_bin() -> Path:
+    """The lcsfmu executable: $LCSFMU_BIN, or built once with `cargo build --release`."""
+    override = os.environ.get("LCSFMU_BIN")
+    if override:
+        path = Path(override)
+        assert path.is_file(), f"LCSFMU_BIN={override} does not exist"
+        return path
+    proc = subprocess.run(
+        ["cargo", "build", "--release", "-q", "--manifest-path", str(REPO / "Cargo.toml")],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, f"cargo build failed:\n{proc.stderr[-4000:]}"
+    path = REPO / "target" / "release" / "lcsfmu"
+    assert path.is_file()
+    return path
+
+
+@pytest.fixture(scope="session")
+def fmus(lcsfmu_bin, tmp_path_factory) -> dict[str, Path]:
+    """Every bundled model built once into an FMU: {model name: path}."""
+    out = tmp_path_factory.mktemp("fmus")
+    models = [str(MODELS_DIR / f"{name}.toml") for name in MODEL_NAMES]
+    proc = subprocess.run([str(lcsfmu_bin), "build", *models, "-o", str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, f"lcsfmu build failed:\n{proc.stdout}\n{proc.stderr}"
+    paths = {name: out / f"{name}.fmu" for name in MODEL_NAMES}
+    for name, path in paths.items():
+        assert path.is_file(), f"{name}.fmu was not written ({proc.stdout})"
+    return paths
+
+
+@pytest.fixture
+def slaves():
+    """Factory of hand-driven FMU2Slave instances; all are freed at teardown."""
+    opened: list[Slave] = []
+
+    def open_slave(fmu_path: Path, instance_name: str = "instance") -> Slave:
+        s = Slave(fmu_path, instance_name)
+        opened.append(s)
+        return s
+
+    yield open_slave
+    for s in reversed(opened):
+        s.close()
+
+
+# ------------------------------------------------------------------------- simulation
+
+def cosim(fmu: Path, **kwargs) -> np.ndarray:
+    """simulate_fmu in co-simulation. A timeout guards against FMPy's endless retry of a
+    step that returns fmi2Discard without terminated = true."""
+    kwargs.setdefault("timeout", 60)
+    return simulate_fmu(str(fmu), fmi_type="CoSimulation", **kwargs)
+
+
+def comm_times(start: float, stop: float, h: float) -> np.ndarray:
+    """The communication points FMPy's co-simulation loop uses: start + k*h (a product),
+    the last one clipped to stop; a point within math.isclose of stop ends the run."""
+    times = [start]
+    k = 0
+    while not (times[-1] > stop or math.isclose(times[-1], stop)):
+        nxt = start + (k + 1) * h
+        if nxt > stop and not math.isclose(nxt, stop):
+            nxt = stop
+        times.append(nxt)
+        k += 1
+    return np.array(times)
+
+
+def sampled_input(name: str, fn, times: np.ndarray) -> np.ndarray:
+    """A structured input table for simulate_fmu: columns 'time' and `name` = fn(time)."""
+    table = np.zeros(len(times), dtype=[("time", np.float64), (name, np.float64)])
+    table["time"] = times
+    table[name] = fn(times)
+    return table
+
+
+def write_input_csv(path: Path, table: np.ndarray) -> Path:
+    """The same table as CSV for `lcsfmu simulate --input` (repr: exact round trip)."""
+    names = table.dtype.names
+    with open(path, "w") as f:
+        f.write(",".join(names) + "\n")
+        for row in table:
+            f.write(",".join(repr(float(row[n])) for n in names) + "\n")
+    return path
+
+
+def read_csv(path: Path) -> np.ndarray:
+    """lcsfmu's CSV output as a structured array (float() reads shortest round-trip text exactly)."""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    arr = np.zeros(len(body), dtype=[(n, np.float64) for n in header])
+    for i, row in enumerate(body):
+        arr[i] = tuple(float(c) for c in row)
+    return arr
+
+
+def run_cli(lcsfmu_bin: Path, model: Path, out_dir: Path, *, start=None, stop=None, step=None,
+            sets: dict | None = None, input_csv: Path | None = None, expect_ok: bool = True):
+    """`lcsfmu simulate MODEL ... -o out.csv`; returns (CompletedProcess, result array or None)."""
+    out = out_dir / f"cli_{model.stem}_{len(list(out_dir.glob('cli_*')))}.csv"
+    cmd = [str(lcsfmu_bin), "simulate", str(model), "-o", str(out)]
+    for flag, value in (("--start", start), ("--stop", stop), ("--step", step)):
+        if value is not None:
+            cmd += [flag, repr(float(value))]
+    for name, value in (sets or {}).items():
+        cmd += ["--set", f"{name}={float(value)!r}"]
+    if input_csv is not None:
+        cmd += ["--input", str(input_csv)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    if expect_ok:
+        assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stderr}"
+    result = read_csv(out) if out.is_file() else None
+    return proc, result
+
+
+# ------------------------------------------------------------------------- comparison
+
+def assert_close(actual, ref, tol: float, what: str = "") -> None:
+    """|actual - ref| <= tol * max(1, |ref|) elementwise."""
+    actual = np.asarray(actual, dtype=float)
+    ref = np.asarray(ref, dtype=float)
+    assert actual.shape == ref.shape, f"{what}: shape {actual.shape} != {ref.shape}"
+    bound = tol * np.maximum(1.0, np.abs(ref))
+    err = np.abs(actual - ref)
+    bad = np.flatnonzero(~(err <= bound))
+    assert bad.size == 0, (
+        f"{what}: {bad.size} value(s) off by more than {tol:g} (scaled); first at index "
+        f"{bad[0]}: {actual.flat[bad[0]]!r} vs {ref.flat[bad[0]]!r}")
+
+
+def assert_same_results(a: np.ndarray, b: np.ndarray, tol: float = 1e-12, columns=None) -> None:
+    """Same column names, same number of rows, and every column (time included) within tol."""
+    assert a.dtype.names == b.dtype.names, f"columns {a.dtype.names} != {b.dtype.names}"
+    assert len(a) == len(b), f"{len(a)} rows != {len(b)} rows"
+    for name in columns or a.dtype.names:
+        assert_close(a[name], b[name], tol, f"column {name}")
+
+
+def first_index(mask) -> int | None:
+    """Index of the first True of a boolean array, None if there is none."""
+    idx = np.flatnonzero(np.asarray(mask))
+    return int(idx[0]) if idx.size else None
+
+
+def zero_from(values: np.ndarray) -> int | None:
+    """First index k such that |values[j]| <= ZERO for every j >= k (None if the last is not zero)."""
+    nonzero = np.flatnonzero(np.abs(values) > ZERO)
+    if nonzero.size == 0:
+        return 0
+    k = int(nonzero[-1]) + 1
+    return k if k < len(values) else None
+
+
+# -------------------------------------------------------------------------------- FMI
+
+@lru_cache(maxsize=None)
+def unzipped(fmu_path: Path) -> str:
+    """One extraction per FMU, so that instances of one FMU share one loaded library."""
+    return extract(str(fmu_path))
+
+
+class Slave:
+    """An FMU2Slave of an lcsfmu FMU, driven call by call."""
+
+    def __init__(self, fmu_path: Path, instance_name: str = "instance"):
+        self.md = read_model_description(str(fmu_path))
+        self.vr = {v.name: v.valueReference for v in self.md.modelVariables}
+        self.output_names = [v.name for v in self.md.modelVariables if v.causality == "output"]
+        self.output_vrs = [self.vr[n] for n in self.output_names]
+        self.fmu = FMU2Slave(guid=self.md.guid, unzipDirectory=unzipped(fmu_path),
+                             modelIdentifier=self.md.coSimulation.modelIdentifier,
+                             instanceName=instance_name)
+        self.fmu.instantiate()
+        self.freed = False
+
+    def set(self, values: dict) -> None:
+        if values:
+            names = list(values)
+            self.fmu.setReal([self.vr[n] for n in names], [float(values[n]) for n in names])
+
+    def get(self, *names: str) -> list[float]:
+        return self.fmu.getReal([self.vr[n] for n in names])
+
+    def outputs(self) -> list[float]:
+        return self.fmu.getReal(self.output_vrs)
+
+    def initialize(self, start_values: dict | None = None, start: float = 0.0,
+                   stop: float | None = None) -> None:
+        """setupExperiment, start values, enter/exit initialization (as FMPy does)."""
+        self.fmu.setupExperiment(startTime=start, stopTime=stop)
+        self.set(start_values or {})
+        self.fmu.enterInitializationMode()
+        self.fmu.exitInitializationMode()
+
+    def step(self, t: float, h: float) -> None:
+        # noSetFMUStatePriorToCurrentPoint = false: the tests do restore earlier states.
+        self.fmu.doStep(currentCommunicationPoint=t, communicationStepSize=h,
+                        noSetFMUStatePriorToCurrentPoint=False)
+
+    def run(self, start: float, h: float, k0: int, k1: int, inputs=None) -> list[list[float]]:
+        """Steps from t_k0 to t_k1 (t_k = start + k*h). inputs(t) -> dict is applied at each
+        communication point before the step. Returns the outputs after every step."""
+        rows = []
+        for k in range(k0, k1):
+            t = start + k * h
+            if inputs is not None:
+                self.set(inputs(t))
+            self.step(t, start + (k + 1) * h - t)
+            rows.append(self.outputs())
+        return rows
+
+    def close(self) -> None:
+        if self.freed:
+            return
+        try:
+            self.fmu.terminate()
+        except Exception:
+            pass  # not allowed in every phase (e.g. already terminated, or instantiated only)
+        self.fmu.freeInstance()
+        self.freed = True
+
+
+def exported_symbols(so_path: Path) -> set[str]:
+    """Names of the defined dynamic symbols of a shared library (nm -D --defined-only)."""
+    proc = subprocess.run(["nm", "-D", "--defined-only", str(so_path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    names = set()
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            names.add(parts[-1].split("@")[0])
+    return names
+
+
+def bits(rows) -> bytes:
+    """Bit pattern of a list of output rows, for bit-identical comparisons (-0.0 != 0.0)."""
+    return np.asarray(rows, dtype=np.float64).tobytes()

@@ -1,0 +1,64 @@
+"""Static conformance of every bundled model's FMU.
+
+Contents
+  test_fmpy_validate_fmu_reports_no_problems   fmpy.validation.validate_fmu(path) == []
+  test_fmu_check_passes                        /work/shared/tools/fmu-check.py: exit 0, '0 failed'
+  test_archive_layout                          modelDescription.xml + binaries/linux64/<id>.so
+  test_exports_exactly_the_fmi2_cs_functions   nm -D --defined-only: the 34 FMI 2.0 CS names only
+"""
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+from fmpy import read_model_description
+from fmpy.validation import validate_fmu
+
+from conftest import (FMI2_COMMON_FUNCTIONS, FMI2_CS_FUNCTIONS, FMI2_CS_ONLY_FUNCTIONS,
+                      FMU_CHECK, MODEL_NAMES, PYTHON, exported_symbols, unzipped)
+
+
+@pytest.mark.parametrize("model", MODEL_NAMES)
+def test_fmpy_validate_fmu_reports_no_problems(fmus, model):
+    problems = validate_fmu(str(fmus[model]))
+    assert problems == [], "\n".join(map(str, problems))
+
+
+@pytest.mark.parametrize("model", MODEL_NAMES)
+def test_fmu_check_passes(fmus, model):
+    proc = subprocess.run([PYTHON, str(FMU_CHECK), str(fmus[model])],
+                          capture_output=True, text=True, timeout=120)
+    report = proc.stdout + proc.stderr
+    assert proc.returncode == 0, report
+    assert "0 failed" in proc.stdout.splitlines()[-1], report
+
+
+@pytest.mark.parametrize("model", MODEL_NAMES)
+def test_archive_layout(fmus, model):
+    md = read_model_description(str(fmus[model]))
+    assert md.fmiVersion == "2.0"
+    assert md.coSimulation is not None and md.modelExchange is None
+    ident = md.coSimulation.modelIdentifier
+    assert ident == model
+    with zipfile.ZipFile(fmus[model]) as zf:
+        names = zf.namelist()
+    assert "modelDescription.xml" in names
+    assert f"binaries/linux64/{ident}.so" in names
+    assert all("\\" not in n and not n.startswith(("/", ".")) for n in names), names
+
+
+def test_symbol_list_is_the_fmi2_cs_api():
+    # guards the hand-written list itself: 25 common + 9 co-simulation functions
+    assert len(FMI2_COMMON_FUNCTIONS) == 25
+    assert len(FMI2_CS_ONLY_FUNCTIONS) == 9
+    assert len(FMI2_CS_FUNCTIONS) == 34
+
+
+@pytest.mark.parametrize("model", MODEL_NAMES)
+def test_exports_exactly_the_fmi2_cs_functions(fmus, model):
+    so = Path(unzipped(fmus[model])) / "binaries" / "linux64" / f"{model}.so"
+    symbols = exported_symbols(so)
+    missing = FMI2_CS_FUNCTIONS - symbols
+    extra = symbols - FMI2_CS_FUNCTIONS
+    assert not missing, f"missing FMI functions: {sorted(missing)}"
+    assert not extra, f"extra exported symbols: {sorted(extra)}"

@@ -17,7 +17,15 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-type Instantiate = unsafe extern "C" fn(*const c_char, c_int, *const c_char, *const c_char, *const Callbacks, c_int, c_int) -> *mut c_void;
+type Instantiate = unsafe extern "C" fn(
+    *const c_char,
+    c_int,
+    *const c_char,
+    *const c_char,
+    *const Callbacks,
+    c_int,
+    c_int,
+) -> *mut c_void;
 type Setup = unsafe extern "C" fn(*mut c_void, c_int, f64, f64, c_int, f64) -> c_int;
 type Simple = unsafe extern "C" fn(*mut c_void) -> c_int;
 type DoStep = unsafe extern "C" fn(*mut c_void, f64, f64, c_int) -> c_int;
@@ -43,7 +51,9 @@ impl Fmu {
         let file = std::fs::File::open(fmu).unwrap();
         let mut zip = zip::ZipArchive::new(file).unwrap();
         let so = dir.join(format!("{}.so", model.name));
-        let mut entry = zip.by_name(&format!("binaries/linux64/{}.so", model.name)).unwrap();
+        let mut entry = zip
+            .by_name(&format!("binaries/linux64/{}.so", model.name))
+            .unwrap();
         std::io::copy(&mut entry, &mut std::fs::File::create(&so).unwrap()).unwrap();
         let path = CString::new(so.to_str().unwrap()).unwrap();
         // SAFETY: loading a library this project built; its initializers are Rust's.
@@ -80,7 +90,15 @@ impl Fmu {
         };
         // SAFETY: FMI calls in the order the standard prescribes, on one instance.
         unsafe {
-            let c = instantiate(c"bench".as_ptr(), 1, self.guid.as_ptr(), std::ptr::null(), &cb, 0, 0);
+            let c = instantiate(
+                c"bench".as_ptr(),
+                1,
+                self.guid.as_ptr(),
+                std::ptr::null(),
+                &cb,
+                0,
+                0,
+            );
             assert!(!c.is_null());
             assert_eq!(setup(c, 0, 0.0, 0.0, 0, 0.0), 0);
             assert_eq!(enter(c), 0);
@@ -111,14 +129,22 @@ fn main() {
     std::fs::create_dir_all(&dir).unwrap();
     let env = BuildEnv::from_env();
     let decay = "[model]\nname = \"decay\"\ndescription = \"x' = -x, no complementarity\"\n[[states]]\nname = \"x\"\nstart = 1.0\n[system]\nA = [[-1]]\n";
-    let models: Vec<(Model, PathBuf)> = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integrator"]
-        .iter()
-        .map(|s| {
-            let p = root.join("models").join(format!("{s}.toml"));
-            (validate::load(&p).unwrap(), p)
-        })
-        .chain(std::iter::once((validate::from_str(decay, Path::new("decay.toml")).unwrap(), PathBuf::from("decay.toml"))))
-        .collect();
+    let models: Vec<(Model, PathBuf)> = [
+        "sign_spiral",
+        "coulomb_friction",
+        "rlc_diode",
+        "saturated_integrator",
+    ]
+    .iter()
+    .map(|s| {
+        let p = root.join("models").join(format!("{s}.toml"));
+        (validate::load(&p).unwrap(), p)
+    })
+    .chain(std::iter::once((
+        validate::from_str(decay, Path::new("decay.toml")).unwrap(),
+        PathBuf::from("decay.toml"),
+    )))
+    .collect();
 
     println!("lcsfmu build with a warm cache (seconds):");
     for (model, origin) in &models {
@@ -128,16 +154,26 @@ fn main() {
         let mut edited = model.clone();
         edited.description.push_str(" (edited)");
         let changed = timed_build(&edited, origin, &dir.join("edited.fmu"), &env);
-        println!("  {:<22} unchanged {again:>5.2}   after an edit {changed:>5.2}", model.name);
+        println!(
+            "  {:<22} unchanged {again:>5.2}   after an edit {changed:>5.2}",
+            model.name
+        );
     }
     // Leave the template built for the unedited last model.
-    timed_build(&models[0].0, &models[0].1, &dir.join(format!("{}.fmu", models[0].0.name)), &env);
+    timed_build(
+        &models[0].0,
+        &models[0].1,
+        &dir.join(format!("{}.fmu", models[0].0.name)),
+        &env,
+    );
 
     println!("\nns per fmi2DoStep through the C ABI (best of 5 runs of 1e6 steps):");
     for (model, _) in &models {
         let fmu = Fmu::load(&dir.join(format!("{}.fmu", model.name)), model, &dir);
         let h = model.experiment.step;
-        let best = (0..5).map(|_| fmu.ns_per_step(h, 1_000_000)).fold(f64::INFINITY, f64::min);
+        let best = (0..5)
+            .map(|_| fmu.ns_per_step(h, 1_000_000))
+            .fold(f64::INFINITY, f64::min);
         println!("  {:<22} h = {h:<6} {best:>7.1} ns", model.name);
     }
 }

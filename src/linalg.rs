@@ -24,6 +24,33 @@ pub fn gemv_acc(y: &mut [f64], a: &DMatrix<f64>, x: &[f64]) {
     }
 }
 
+/// `y = b + A x` for a column-major `A` with `y.len()` rows (one pass, no
+/// separate copy of `b`: for the tiny vectors of a step a `memcpy` call costs
+/// more than the arithmetic).
+#[inline]
+pub fn gemv_from(y: &mut [f64], b: &[f64], a: &DMatrix<f64>, x: &[f64]) {
+    let rows = y.len();
+    debug_assert_eq!((a.nrows(), a.ncols(), b.len()), (rows, x.len(), rows));
+    let mut cols = a.as_slice().chunks_exact(rows.max(1)).zip(x);
+    match cols.next() {
+        Some((col, &x0)) => {
+            for ((yi, &bi), &ai0) in y.iter_mut().zip(b).zip(col) {
+                *yi = bi + ai0 * x0;
+            }
+        }
+        None => {
+            for (yi, &bi) in y.iter_mut().zip(b) {
+                *yi = bi;
+            }
+        }
+    }
+    for (col, &xj) in cols {
+        for (yi, &aij) in y.iter_mut().zip(col) {
+            *yi += aij * xj;
+        }
+    }
+}
+
 /// An LU factorization with partial pivoting, computed in place in buffers sized once.
 #[derive(Clone, Debug)]
 pub struct Lu {

@@ -15,7 +15,7 @@
 
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
-use crate::linalg::{gemv_acc, Lu};
+use crate::linalg::{gemv_acc, gemv_from, Lu};
 use nalgebra::{DMatrix, DVector};
 
 /// Relative difference below which two step sizes are treated as one (see
@@ -30,11 +30,14 @@ pub enum StepError {
     SingularIteration { h: f64 },
     /// The step's LCP was not solved; the report says how it failed.
     Lcp(lcp::Info),
+    /// The new state or multipliers are not finite (an overflow).
+    NotFinite,
 }
 
 impl std::fmt::Display for StepError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            StepError::NotFinite => write!(f, "the new state is not finite"),
             StepError::SingularIteration { h } => {
                 write!(f, "I - h*theta*A is singular for h = {h:e}")
             }
@@ -45,6 +48,26 @@ impl std::fmt::Display for StepError {
             ),
         }
     }
+}
+
+/// Replaces subnormal numbers by zero and tells whether all are finite.
+///
+/// A state decaying towards zero (every stable equilibrium) otherwise ends up in
+/// the subnormal range, where `x / (1 + h)` can round back to the same subnormal
+/// for ever and every operation on it costs a hundred cycles (measured: a decay
+/// model went from 43 to 130 ns per step). The change is below 2.3e-308. The FMU
+/// cannot switch the processor's flush-to-zero mode instead: that setting belongs
+/// to the importing process.
+#[inline]
+fn tidy(v: &mut [f64]) -> bool {
+    let mut finite = true;
+    for x in v {
+        if x.is_subnormal() {
+            *x = 0.0;
+        }
+        finite &= x.is_finite();
+    }
+    finite
 }
 
 /// Per-instance time-stepping workspace.
@@ -68,9 +91,9 @@ pub struct Stepper {
     solver: Solver,
     tmp: Vec<f64>,
     /// Result of the last step: state, multipliers and `y = M u + q`.
-    pub x_next: DVector<f64>,
-    pub u_next: DVector<f64>,
-    pub y_next: DVector<f64>,
+    pub x_next: Vec<f64>,
+    pub u_next: Vec<f64>,
+    pub y_next: Vec<f64>,
 }
 
 impl Stepper {
@@ -94,9 +117,9 @@ impl Stepper {
             problem,
             solver: Solver::new(nu, lcp::Settings::default()),
             tmp: vec![0.0; nx.max(nu)],
-            x_next: DVector::zeros(nx),
-            u_next: DVector::zeros(nu),
-            y_next: DVector::zeros(nu),
+            x_next: vec![0.0; nx],
+            u_next: vec![0.0; nu],
+            y_next: vec![0.0; nu],
         }
     }
 
@@ -204,30 +227,30 @@ impl Stepper {
         if key.to_bits() != self.h.to_bits() {
             self.prepare(lcs, key)?;
         }
-        let xf = self.x_next.as_mut_slice();
-        xf.copy_from_slice(self.fx.as_slice());
-        gemv_acc(xf, &self.phi, x);
-        gemv_acc(xf, &self.ew, w);
-
+        gemv_from(&mut self.x_next, self.fx.as_slice(), &self.phi, x);
+        gemv_acc(&mut self.x_next, &self.ew, w);
         let q = self.problem.q.as_mut_slice();
-        q.copy_from_slice(lcs.g.as_slice());
-        gemv_acc(q, &lcs.c, xf);
+        gemv_from(q, lcs.g.as_slice(), &lcs.c, &self.x_next);
         gemv_acc(q, &lcs.fw, w);
 
-        let info = self.solver.solve(
-            &self.problem,
-            self.u_next.as_mut_slice(),
-            self.y_next.as_mut_slice(),
-        );
+        let info = self
+            .solver
+            .solve(&self.problem, &mut self.u_next, &mut self.y_next);
         if info.status != lcp::Status::Solved {
             return Err(StepError::Lcp(info));
         }
-        gemv_acc(
-            self.x_next.as_mut_slice(),
-            &self.gamma,
-            self.u_next.as_slice(),
-        );
+        gemv_acc(&mut self.x_next, &self.gamma, &self.u_next);
+        if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
+            return Err(StepError::NotFinite);
+        }
         Ok(info)
+    }
+
+    /// Moves the result of the last step into `x` and `u` (by swapping buffers:
+    /// the step path copies nothing it does not have to).
+    pub fn take_result(&mut self, x: &mut Vec<f64>, u: &mut Vec<f64>) {
+        std::mem::swap(x, &mut self.x_next);
+        std::mem::swap(u, &mut self.u_next);
     }
 
     /// The LCP matrix `M = D + hCWB` of a step of size `h` (for inspection).
@@ -254,11 +277,9 @@ impl Stepper {
         gemv_acc(q, &lcs.fw, w);
         self.solver.matrix_changed();
         self.h = f64::NAN;
-        let info = self.solver.solve(
-            &self.problem,
-            self.u_next.as_mut_slice(),
-            self.y_next.as_mut_slice(),
-        );
+        let info = self
+            .solver
+            .solve(&self.problem, &mut self.u_next, &mut self.y_next);
         self.solver.matrix_changed();
         if info.status != lcp::Status::Solved {
             return Err(StepError::Lcp(info));

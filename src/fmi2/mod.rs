@@ -201,7 +201,7 @@ impl Instance {
             .consistent_multipliers(&self.lcs, &self.states, &self.inputs)
         {
             Ok(_) => {
-                self.pairs.copy_from_slice(self.stepper.u_next.as_slice());
+                self.pairs.copy_from_slice(&self.stepper.u_next);
                 Ok(())
             }
             Err(e) => {
@@ -257,13 +257,7 @@ impl Instance {
         // Adopt the master's clock: it is within rounding of ours and avoids drift.
         self.time = t;
         for k in 1..=n {
-            let result = self.stepper.step(&self.lcs, &self.states, &self.inputs, hs);
-            let failure = match result {
-                Ok(_) if self.stepper.x_next.iter().all(|v| v.is_finite()) => None,
-                Ok(_) => Some("the new state is not finite".to_string()),
-                Err(e) => Some(e.to_string()),
-            };
-            if let Some(why) = failure {
+            if let Err(why) = self.stepper.step(&self.lcs, &self.states, &self.inputs, hs) {
                 self.last_successful_time = self.time;
                 self.terminated = true;
                 self.phase = Phase::StepFailed;
@@ -275,8 +269,7 @@ impl Instance {
                     ),
                 });
             }
-            self.states.copy_from_slice(self.stepper.x_next.as_slice());
-            self.pairs.copy_from_slice(self.stepper.u_next.as_slice());
+            self.stepper.take_result(&mut self.states, &mut self.pairs);
             self.time = if k == n { t + h } else { t + k as f64 * hs };
         }
         self.last_successful_time = self.time;

@@ -174,21 +174,43 @@ pub(super) fn mul_add(p: &Problem, u: &[f64], w: &mut [f64]) {
 /// `w = M u + q` is recomputed from it, and the residual of that pair is
 /// returned together with the verdict.
 pub(super) fn verify(p: &Problem, u: &mut [f64], w: &mut [f64], tol: f64) -> (bool, f64) {
-    let thr = tol * p.scale();
-    let mut in_box = true;
-    for (i, ui) in u.iter_mut().enumerate() {
-        let (lo, hi) = (p.lo[i], p.hi[i]);
-        // Written so that NaN fails the test.
-        if !(*ui >= lo - thr && *ui <= hi + thr) {
-            in_box = false;
+    // This runs on every step (it is most of a warm-started solve), so the
+    // scale, the clamp and the residual are fused into two passes around M u.
+    let (q, lo, hi) = (p.q.as_slice(), p.lo.as_slice(), p.hi.as_slice());
+    let mut qmax = 0.0f64;
+    let mut bmax = 0.0f64;
+    for ((&qi, &l), &h) in q.iter().zip(lo).zip(hi) {
+        qmax = qmax.max(qi.abs());
+        if l.is_finite() {
+            bmax = bmax.max(l.abs());
         }
-        *ui = ui.max(lo).min(hi);
+        if h.is_finite() {
+            bmax = bmax.max(h.abs());
+        }
+    }
+    let thr = tol * (1.0 + qmax + bmax);
+    let mut in_box = true;
+    for ((ui, &l), &h) in u.iter_mut().zip(lo).zip(hi) {
+        // Written so that NaN fails the test.
+        in_box &= *ui >= l - thr && *ui <= h + thr;
+        *ui = ui.max(l).min(h);
     }
     mul_add(p, u, w);
-    let r = residual(p, u, w);
-    // An infinite w_i at a bound passes the residual but is no answer.
-    let finite = w.iter().all(|x| x.is_finite());
-    (in_box && finite && r <= thr, r)
+    let mut r = 0.0f64;
+    let mut sane = true;
+    for (((&ui, &wi), &l), &h) in u.iter().zip(w.iter()).zip(lo).zip(hi) {
+        // max/min rather than clamp, which panics on NaN; NaN is caught below.
+        let d = (ui - (ui - wi).max(l).min(h)).abs();
+        // An infinite w_i at a bound passes the residual but is no answer.
+        sane &= wi.is_finite() && !d.is_nan();
+        r = r.max(d);
+    }
+    if !sane {
+        let nan = u.iter().chain(w.iter()).any(|x| x.is_nan());
+        r = if nan { f64::NAN } else { r };
+        return (false, r);
+    }
+    (in_box && r <= thr, r)
 }
 
 /// Reads the active set off a verified solution: a component within the

@@ -26,6 +26,10 @@ pub struct Solver {
     /// Bound finiteness seen in the last solve, for `reset_active_set`.
     lo_finite: Vec<bool>,
     hi_finite: Vec<bool>,
+    /// Whether `lo_finite`, `hi_finite` and the active set were checked
+    /// against the current bounds; cleared when bounds or active set change,
+    /// so the common step skips that O(n) pass.
+    bounds_checked: bool,
     block: BlockSolver,
     reform: Reformulation,
     lemke: Lemke,
@@ -46,6 +50,7 @@ impl Solver {
             trial: vec![Bound::Lower; n],
             lo_finite: vec![true; n],
             hi_finite: vec![false; n],
+            bounds_checked: false,
             block: BlockSolver::new(n),
             reform: Reformulation::new(n),
             lemke: Lemke::new(2 * n),
@@ -73,6 +78,7 @@ impl Solver {
     /// drops the cached factorization. The active set is kept.
     pub fn matrix_changed(&mut self) {
         self.block.invalidate();
+        self.bounds_checked = false;
     }
 
     /// The active set the next warm start will try.
@@ -86,6 +92,7 @@ impl Solver {
     pub fn set_active_set(&mut self, s: &[Bound]) {
         if s.len() == self.n {
             self.active.copy_from_slice(s);
+            self.bounds_checked = false;
         }
     }
 
@@ -113,11 +120,14 @@ impl Solver {
             w.fill(f64::NAN);
             return info(Status::InvalidProblem, Method::None, f64::NAN, 0);
         }
-        for i in 0..self.n {
-            self.lo_finite[i] = p.lo[i].is_finite();
-            self.hi_finite[i] = p.hi[i].is_finite();
+        if !self.bounds_checked {
+            for i in 0..self.n {
+                self.lo_finite[i] = p.lo[i].is_finite();
+                self.hi_finite[i] = p.hi[i].is_finite();
+            }
+            active::sanitize(p, &mut self.active);
+            self.bounds_checked = true;
         }
-        active::sanitize(p, &mut self.active);
         if self.n == 0 {
             return info(Status::Solved, Method::None, 0.0, 0);
         }
@@ -127,7 +137,8 @@ impl Solver {
         if self.settings.warm_start && self.block.solve(p, &self.active, u) {
             let (ok, r) = verify(p, u, w, tol);
             if ok {
-                classify(p, u, tol, &mut self.active);
+                // The active set just verified; keeping it as is (rather than
+                // re-reading it off u) saves a pass on the common step.
                 return info(Status::Solved, Method::WarmStart, r, 1);
             }
             best = best.min(r);

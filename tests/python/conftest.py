@@ -13,7 +13,8 @@ Table of contents of the suite
   test_failures.py          6     Discard + terminated on infeasible steps, initialization errors
 
 Helpers in this file
-  fixtures      lcsfmu_bin, fmus (name -> built .fmu), slaves (FMU2Slave factory, cleaned up)
+  fixtures      lcsfmu_bin, fmus (name -> built .fmu), scaled_spiral_fmu (test-only model with
+                parameter-dependent box bounds), slaves (FMU2Slave factory, cleaned up)
   simulation    cosim (simulate_fmu in co-simulation), run_cli (lcsfmu simulate -> array),
                 comm_times (FMPy's communication points), sampled_input, write_input_csv
   comparison    assert_close, assert_same_results, first_index, ZERO
@@ -102,6 +103,61 @@ def fmus(lcsfmu_bin, tmp_path_factory) -> dict[str, Path]:
     for name, path in paths.items():
         assert path.is_file(), f"{name}.fmu was not written ({proc.stdout})"
     return paths
+
+
+# A test-only model: the sign spiral with parameter-dependent box bounds -a <= u_i <= a, i.e.
+# u in a*Sign(x). Its bounds stop being an interval when a < 0.
+SCALED_SPIRAL_TOML = """
+[model]
+name = "scaled_spiral"
+description = "sign spiral with box bounds -a <= u <= a (test model)"
+
+[experiment]
+start = 0.0
+stop = 2.0
+step = 0.2
+
+[[parameters]]
+name = "a"
+value = 1.0
+
+[[states]]
+name = "x1"
+start = -1.0
+
+[[states]]
+name = "x2"
+start = 1.0
+
+[[complementarity]]
+name = "u1"
+lo = "-a"
+hi = "a"
+
+[[complementarity]]
+name = "u2"
+lo = "-a"
+hi = "a"
+
+[system]
+B = [[-1, 2],
+     [-2, -1]]
+C = [[-1, 0],
+     [0, -1]]
+"""
+
+
+@pytest.fixture(scope="session")
+def scaled_spiral_fmu(lcsfmu_bin, tmp_path_factory) -> Path:
+    """The test-only scaled_spiral model built into an FMU."""
+    out = tmp_path_factory.mktemp("scaled_spiral")
+    toml = out / "scaled_spiral.toml"
+    toml.write_text(SCALED_SPIRAL_TOML)
+    fmu = out / "scaled_spiral.fmu"
+    proc = subprocess.run([str(lcsfmu_bin), "build", str(toml), "-o", str(fmu)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, f"lcsfmu build failed:\n{proc.stdout}\n{proc.stderr}"
+    return fmu
 
 
 @pytest.fixture

@@ -136,7 +136,7 @@ def test_friction_net_force(fmus, h):
     assert sliding.sum() == zero_from(r["v"])
     assert_close(ff[sliding], np.full(sliding.sum(), -f_max), REL, "F_f while sliding")
     # momentum balance of each step (F_a = 0): v_{k+1} = v_k + (h/m) F_f,{k+1}
-    assert_close(r["v"][1:], r["v"][:-1] + h / M * ff[1:], REL * 100, "momentum balance")
+    assert_close(r["v"][1:], r["v"][:-1] + h / M * ff[1:], REL, "momentum balance")
     # sticking with no applied force: zero net friction after the stopping step
     k = zero_from(r["v"])
     assert np.all(np.abs(ff[k + 1:]) <= 1e-9 * f_max)

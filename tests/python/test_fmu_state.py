@@ -1,0 +1,219 @@
+"""FMU state, reset and multiple instances, driven call by call with fmpy.fmi2.FMU2Slave.
+
+Every comparison is bit for bit (the same core replaying the same steps must produce the same
+floating-point numbers, signs of zeros included). doStep is called with
+noSetFMUStatePriorToCurrentPoint = false because the tests do go back in time.
+
+Contents
+  test_get_set_fmu_state_replays_bit_identically      getFMUstate mid-run, run on, setFMUstate, run on
+  test_serialized_state_continues_in_fresh_instance   serialize -> new initialized instance ->
+                                                      deSerialize + setFMUstate -> identical run
+  test_serialized_state_carries_parameters            ... even if the new instance has other parameters
+  test_serialization_is_deterministic                 the same state serializes to the same bytes
+  test_state_carries_the_input                        saturated integrator: input set before the
+                                                      snapshot is restored with it
+  test_reset_restores_start_values                    fmi2Reset (after terminate and mid-run), rerun
+  test_two_instances_stepped_alternately              interleaved instances == each one alone
+  test_two_instances_in_two_threads                   concurrent instances == each one alone
+"""
+import math
+import threading
+
+import pytest
+
+from conftest import bits
+
+# model: (h, steps, mid step, modified start values, inputs(t) or None)
+CASES = {
+    # before the origin is reached (t = 0.5 of ~0.96)
+    "sign_spiral": (0.05, 40, 10, {"x1": 2.0, "x2": 0.5}, None),
+    # sliding at the snapshot, sticking after step 11
+    "coulomb_friction": (0.1, 30, 6, {"mu": 5.0, "v": 60.0}, None),
+    # conducting at the snapshot, the diode switches at t = 1.21 after it
+    "rlc_diode": (1e-3, 2000, 1100, {"R": 2.0, "L": 0.5, "C": 0.25}, None),
+    # input x = sin t set at every communication point
+    "saturated_integrator": (0.01, 800, 300, {"U": 0.2, "y": 0.1},
+                             lambda t: {"x": math.sin(t)}),
+}
+MODELS = list(CASES)
+
+
+def full_run(slave, model, start_values=None):
+    h, n, _, _, inputs = CASES[model]
+    slave.initialize(start_values)
+    return [slave.outputs()] + slave.run(0.0, h, 0, n, inputs)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_get_set_fmu_state_replays_bit_identically(fmus, slaves, model):
+    h, n, mid, _, inputs = CASES[model]
+    s = slaves(fmus[model])
+    s.initialize()
+    s.run(0.0, h, 0, mid, inputs)
+    at_mid = s.outputs()
+    state = s.fmu.getFMUstate()
+    first = s.run(0.0, h, mid, n, inputs)
+    assert bits(first) != bits([at_mid] * len(first)), "nothing happens after the snapshot"
+    for _ in range(2):  # a state can be restored more than once
+        s.fmu.setFMUstate(state)
+        assert bits(s.outputs()) == bits(at_mid), "outputs right after setFMUstate"
+        again = s.run(0.0, h, mid, n, inputs)  # doStep checks t_mid against the FMU's time
+        assert bits(again) == bits(first)
+    s.fmu.freeFMUstate(state)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_serialized_state_continues_in_fresh_instance(fmus, slaves, model):
+    h, n, mid, _, inputs = CASES[model]
+    a = slaves(fmus[model], "original")
+    a.initialize()
+    a.run(0.0, h, 0, mid, inputs)
+    state = a.fmu.getFMUstate()
+    blob = a.fmu.serializeFMUstate(state)
+    a.fmu.freeFMUstate(state)
+    assert isinstance(blob, bytes) and len(blob) > 0
+    first = a.run(0.0, h, mid, n, inputs)
+
+    b = slaves(fmus[model], "restored")
+    b.initialize()
+    restored = b.fmu.deSerializeFMUstate(blob)
+    b.fmu.setFMUstate(restored)
+    b.fmu.freeFMUstate(restored)
+    again = b.run(0.0, h, mid, n, inputs)
+    assert bits(again) == bits(first)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_serialized_state_carries_parameters(fmus, slaves, model):
+    # the snapshot holds all dynamic data, parameters included (fmi2-notes §4)
+    h, n, mid, modified, inputs = CASES[model]
+    a = slaves(fmus[model], "original")
+    a.initialize()
+    a.run(0.0, h, 0, mid, inputs)
+    state = a.fmu.getFMUstate()
+    blob = a.fmu.serializeFMUstate(state)
+    a.fmu.freeFMUstate(state)
+    first = a.run(0.0, h, mid, n, inputs)
+
+    b = slaves(fmus[model], "other-parameters")
+    b.initialize(modified)
+    restored = b.fmu.deSerializeFMUstate(blob)
+    b.fmu.setFMUstate(restored)
+    b.fmu.freeFMUstate(restored)
+    parameters = [v.name for v in b.md.modelVariables
+                  if v.causality == "parameter" and v.name in modified]
+    for name in parameters:  # a still has the model's values
+        assert b.get(name) == a.get(name) != [modified[name]]
+    assert bits(b.run(0.0, h, mid, n, inputs)) == bits(first)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_serialization_is_deterministic(fmus, slaves, model):
+    h, n, mid, _, inputs = CASES[model]
+    s = slaves(fmus[model])
+    s.initialize()
+    s.run(0.0, h, 0, mid, inputs)
+    state = s.fmu.getFMUstate()
+    blob1 = s.fmu.serializeFMUstate(state)
+    blob2 = s.fmu.serializeFMUstate(state)
+    s.run(0.0, h, mid, mid + 5, inputs)
+    blob3 = s.fmu.serializeFMUstate(state)  # the snapshot does not follow the instance
+    later = s.fmu.getFMUstate()
+    blob4 = s.fmu.serializeFMUstate(later)
+    assert blob1 == blob2 == blob3
+    assert blob4 != blob1
+    s.fmu.freeFMUstate(state)
+    s.fmu.freeFMUstate(later)
+
+
+def test_state_carries_the_input(fmus, slaves):
+    model = "saturated_integrator"
+    h, n, mid, _, inputs = CASES[model]
+    s = slaves(fmus[model])
+    s.initialize()
+    s.run(0.0, h, 0, mid, inputs)
+    s.set({"x": 0.7})  # an input value that is not the sine
+    state = s.fmu.getFMUstate()
+    t_mid = mid * h
+
+    def continue_run():
+        s.step(t_mid, (mid + 1) * h - t_mid)  # the first step uses the input held in the FMU
+        return [s.outputs()] + s.run(0.0, h, mid + 1, n, inputs)
+
+    first = continue_run()
+    s.fmu.setFMUstate(state)
+    assert s.get("x") == [0.7]
+    again = continue_run()
+    assert bits(again) == bits(first)
+
+    s.fmu.setFMUstate(state)
+    s.set({"x": -3.0})  # changed after restoring: the next step must use it
+    changed = continue_run()
+    assert bits(changed[0]) != bits(first[0])
+    s.fmu.freeFMUstate(state)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_reset_restores_start_values(fmus, slaves, model):
+    h, n, mid, modified, inputs = CASES[model]
+    fresh = slaves(fmus[model], "fresh")
+    reference = full_run(fresh, model)
+
+    s = slaves(fmus[model], "reused")
+    first = full_run(s, model)
+    assert bits(first) == bits(reference)
+    # reset after terminate, then a run with other start values
+    s.fmu.terminate()
+    s.fmu.reset()
+    other = full_run(s, model, modified)
+    assert bits(other) != bits(first), "the modified start values must matter"
+    # reset in the middle of a run (no terminate): back to the model's start values
+    s.fmu.reset()
+    second = full_run(s, model)
+    assert bits(second) == bits(first)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_two_instances_stepped_alternately(fmus, slaves, model):
+    h, n, _, modified, inputs = CASES[model]
+    alone_a = full_run(slaves(fmus[model], "alone-a"), model)
+    alone_b = full_run(slaves(fmus[model], "alone-b"), model, modified)
+    assert bits(alone_a) != bits(alone_b)
+
+    a = slaves(fmus[model], "a")
+    b = slaves(fmus[model], "b")
+    a.initialize()
+    b.initialize(modified)
+    rows_a, rows_b = [a.outputs()], [b.outputs()]
+    for k in range(n):
+        rows_a += a.run(0.0, h, k, k + 1, inputs)
+        rows_b += b.run(0.0, h, k, k + 1, inputs)
+    assert bits(rows_a) == bits(alone_a)
+    assert bits(rows_b) == bits(alone_b)
+
+
+@pytest.mark.parametrize("model", ["rlc_diode", "saturated_integrator"])
+def test_two_instances_in_two_threads(fmus, slaves, model):
+    # ctypes releases the GIL during foreign calls, so the two instances really run at once
+    _, _, _, modified, _ = CASES[model]
+    alone = [full_run(slaves(fmus[model], "alone-a"), model),
+             full_run(slaves(fmus[model], "alone-b"), model, modified)]
+    pair = [slaves(fmus[model], "thread-a"), slaves(fmus[model], "thread-b")]
+    results, errors = [None, None], []
+
+    def work(i):
+        try:
+            for _ in range(3):
+                pair[i].fmu.reset()
+                results[i] = full_run(pair[i], model, modified if i else None)
+        except Exception as e:  # reported in the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors, errors
+    assert bits(results[0]) == bits(alone[0])
+    assert bits(results[1]) == bits(alone[1])

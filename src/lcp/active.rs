@@ -64,9 +64,9 @@ impl BlockSolver {
         self.valid = true;
         self.usable = false;
         let mut k = 0;
-        for i in 0..n {
+        for (i, &b) in active[..n].iter().enumerate() {
             let (lo, hi) = (p.lo[i], p.hi[i]);
-            self.pinned[i] = match active[i] {
+            self.pinned[i] = match b {
                 Bound::Lower if lo.is_finite() => lo,
                 Bound::Upper if hi.is_finite() => hi,
                 Bound::Free => {
@@ -76,7 +76,7 @@ impl BlockSolver {
                 }
                 _ => return,
             };
-            self.free[i] = active[i] == Bound::Free;
+            self.free[i] = b == Bound::Free;
         }
         self.k = k;
         let m = p.m.as_slice();

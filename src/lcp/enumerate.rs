@@ -26,20 +26,10 @@ fn next_option(b: Bound, lo: f64, hi: f64) -> Option<Bound> {
     }
 }
 
-fn first_option(lo: f64, hi: f64) -> Bound {
-    if lo.is_finite() {
-        Bound::Lower
-    } else if hi.is_finite() {
-        Bound::Upper
-    } else {
-        Bound::Free
-    }
-}
-
 /// Sets `a` to the first assignment.
 pub(super) fn first(p: &Problem, a: &mut [Bound]) {
     for (i, b) in a.iter_mut().enumerate() {
-        *b = first_option(p.lo[i], p.hi[i]);
+        *b = Bound::default_for(p.lo[i], p.hi[i]);
     }
 }
 
@@ -52,7 +42,7 @@ pub(super) fn advance(p: &Problem, a: &mut [Bound]) -> bool {
                 *b = nb;
                 return true;
             }
-            None => *b = first_option(lo, hi),
+            None => *b = Bound::default_for(lo, hi),
         }
     }
     false

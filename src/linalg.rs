@@ -51,66 +51,82 @@ pub fn gemv_from(y: &mut [f64], b: &[f64], a: &DMatrix<f64>, x: &[f64]) {
     }
 }
 
-/// An LU factorization with partial pivoting, computed in place in buffers sized once.
+/// An LU factorization with partial pivoting of a whole matrix or of one of its
+/// principal submatrices, in buffers sized once.
+///
+/// The stepper factors `I - hθA`; the LCP warm start factors the block `M_FF`
+/// picked by an active set. The arithmetic order is fixed, so factoring the same
+/// data again gives bit-identical factors: caching is invisible to callers.
 #[derive(Clone, Debug)]
 pub struct Lu {
-    lu: DMatrix<f64>,
-    perm: Vec<usize>,
+    /// Row-major `k × k` factors (`L` unit-lower below the diagonal, `U` on and above).
+    a: Vec<f64>,
+    /// Row swapped with row `j` at elimination step `j`.
+    piv: Vec<usize>,
+    /// Current order.
+    k: usize,
 }
 
 impl Lu {
-    /// Buffers for `n × n` matrices.
+    /// Buffers for matrices of order up to `n`.
     pub fn new(n: usize) -> Self {
         Lu {
-            lu: DMatrix::zeros(n, n),
-            perm: (0..n).collect(),
+            a: vec![0.0; n * n],
+            piv: vec![0; n],
+            k: 0,
         }
     }
 
-    /// Factorizes `a`; false when a pivot is zero or not finite (singular matrix).
-    pub fn factor(&mut self, a: &DMatrix<f64>) -> bool {
-        self.lu.copy_from(a);
-        self.factor_in_place()
+    /// Factors the whole of `m`; false when it is singular or not finite.
+    pub fn factor(&mut self, m: &DMatrix<f64>) -> bool {
+        self.factor_with(m.nrows(), |r, c| m[(r, c)])
     }
 
-    /// Gives write access to the matrix to factorize, for callers that build it in place.
-    pub fn matrix_mut(&mut self) -> &mut DMatrix<f64> {
-        &mut self.lu
+    /// Factors the principal submatrix `m[idx, idx]`.
+    pub fn factor_block(&mut self, m: &DMatrix<f64>, idx: &[usize]) -> bool {
+        self.factor_with(idx.len(), |r, c| m[(idx[r], idx[c])])
     }
 
-    /// Factorizes what [`Lu::matrix_mut`] holds.
-    pub fn factor_in_place(&mut self) -> bool {
-        let n = self.lu.nrows();
-        for (i, p) in self.perm.iter_mut().enumerate() {
-            *p = i;
+    fn factor_with(&mut self, k: usize, entry: impl Fn(usize, usize) -> f64) -> bool {
+        self.k = k;
+        let a = &mut self.a[..k * k];
+        let mut scale = 0.0f64;
+        for r in 0..k {
+            for c in 0..k {
+                let x = entry(r, c);
+                a[r * k + c] = x;
+                scale = scale.max(x.abs());
+            }
         }
-        let scale = self.lu.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let tiny = scale * f64::EPSILON * n as f64;
-        for k in 0..n {
-            let (mut piv, mut best) = (k, self.lu[(k, k)].abs());
-            for i in k + 1..n {
-                let v = self.lu[(i, k)].abs();
-                if v > best {
-                    (piv, best) = (i, v);
+        if !scale.is_finite() {
+            return false;
+        }
+        // Relative singularity threshold; NaN pivots are rejected explicitly.
+        let tiny = 1e-14 * scale;
+        for j in 0..k {
+            let (mut best, mut bmax) = (j, a[j * k + j].abs());
+            for r in j + 1..k {
+                let v = a[r * k + j].abs();
+                if v > bmax {
+                    (best, bmax) = (r, v);
                 }
             }
-            if !(best > tiny) || !best.is_finite() {
+            self.piv[j] = best;
+            if bmax.is_nan() || bmax <= tiny {
                 return false;
             }
-            if piv != k {
-                self.lu.swap_rows(k, piv);
-                self.perm.swap(k, piv);
+            if best != j {
+                for c in 0..k {
+                    a.swap(j * k + c, best * k + c);
+                }
             }
-            let pivot = self.lu[(k, k)];
-            for i in k + 1..n {
-                self.lu[(i, k)] /= pivot;
-            }
-            for j in k + 1..n {
-                let ukj = self.lu[(k, j)];
-                if ukj != 0.0 {
-                    for i in k + 1..n {
-                        let lik = self.lu[(i, k)];
-                        self.lu[(i, j)] -= lik * ukj;
+            let d = a[j * k + j];
+            for r in j + 1..k {
+                let f = a[r * k + j] / d;
+                a[r * k + j] = f;
+                if f != 0.0 {
+                    for c in j + 1..k {
+                        a[r * k + c] -= f * a[j * k + c];
                     }
                 }
             }
@@ -118,41 +134,39 @@ impl Lu {
         true
     }
 
-    /// Solves `A x = b` in place (`b` becomes `x`), using `tmp` of length n as scratch.
-    pub fn solve(&self, b: &mut [f64], tmp: &mut [f64]) {
-        let n = self.perm.len();
-        for (t, &p) in tmp.iter_mut().zip(&self.perm) {
-            *t = b[p];
+    /// Overwrites `b[..k]` with the solution of the factored system; only
+    /// meaningful after a factorization that returned true.
+    pub fn solve(&self, b: &mut [f64]) {
+        let k = self.k;
+        let a = &self.a[..k * k];
+        for (j, &p) in self.piv[..k].iter().enumerate() {
+            b.swap(j, p);
         }
-        for i in 0..n {
-            let (done, rest) = tmp.split_at_mut(i);
-            let s: f64 = done
+        for r in 1..k {
+            let s: f64 = a[r * k..r * k + r]
                 .iter()
-                .enumerate()
-                .map(|(k, t)| self.lu[(i, k)] * t)
+                .zip(&b[..r])
+                .map(|(l, x)| l * x)
                 .sum();
-            rest[0] -= s;
+            b[r] -= s;
         }
-        for i in (0..n).rev() {
-            let (head, later) = tmp.split_at_mut(i + 1);
-            let s: f64 = later[..n - i - 1]
+        for r in (0..k).rev() {
+            let s: f64 = a[r * k + r + 1..(r + 1) * k]
                 .iter()
-                .enumerate()
-                .map(|(k, t)| self.lu[(i, i + 1 + k)] * t)
+                .zip(&b[r + 1..k])
+                .map(|(u, x)| u * x)
                 .sum();
-            head[i] = (head[i] - s) / self.lu[(i, i)];
+            b[r] = (b[r] - s) / a[r * k + r];
         }
-        b[..n].copy_from_slice(&tmp[..n]);
     }
 
-    /// Replaces each column of `m` (with n rows) by the solution of `A x = column`.
-    pub fn solve_columns(&self, m: &mut DMatrix<f64>, tmp: &mut [f64]) {
-        let n = self.perm.len();
-        if n == 0 {
+    /// Replaces each column of `m` (with k rows) by the solution of `A x = column`.
+    pub fn solve_columns(&self, m: &mut DMatrix<f64>) {
+        if self.k == 0 {
             return;
         }
-        for col in m.as_mut_slice().chunks_exact_mut(n) {
-            self.solve(col, tmp);
+        for col in m.as_mut_slice().chunks_exact_mut(self.k) {
+            self.solve(col);
         }
     }
 }
@@ -174,11 +188,23 @@ mod tests {
         gemv_acc(&mut b, &a, &x);
         let mut lu = Lu::new(3);
         assert!(lu.factor(&a));
-        let mut tmp = [0.0; 3];
-        lu.solve(&mut b, &mut tmp);
+        lu.solve(&mut b);
         for (got, want) in b.iter().zip(x) {
             assert!((got - want).abs() < 1e-14, "{got} vs {want}");
         }
+    }
+
+    #[test]
+    fn principal_blocks() {
+        let m = DMatrix::from_row_slice(3, 3, &[0.0, 2.0, 1.0, 1.0, 1.0, 0.0, 3.0, 0.0, 4.0]);
+        let mut lu = Lu::new(3);
+        // Block {0, 2}: [[0, 1], [3, 4]] x = (1, 7) gives x = (1, 1).
+        assert!(lu.factor_block(&m, &[0, 2]));
+        let mut b = [1.0, 7.0];
+        lu.solve(&mut b);
+        assert!((b[0] - 1.0).abs() < 1e-14 && (b[1] - 1.0).abs() < 1e-14);
+        assert!(!lu.factor_block(&DMatrix::from_element(2, 2, 1.0), &[0, 1]));
+        assert!(lu.factor_block(&DMatrix::from_element(2, 2, 1.0), &[1]));
     }
 
     #[test]
@@ -195,7 +221,7 @@ mod tests {
         let mut lu = Lu::new(2);
         assert!(lu.factor(&a));
         let mut m = DMatrix::identity(2, 2);
-        lu.solve_columns(&mut m, &mut [0.0; 2]);
+        lu.solve_columns(&mut m);
         let prod = &a * &m;
         assert!((prod - DMatrix::<f64>::identity(2, 2)).norm() < 1e-15);
     }

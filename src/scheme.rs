@@ -89,7 +89,6 @@ pub struct Stepper {
     fx: DVector<f64>,
     problem: Problem,
     solver: Solver,
-    tmp: Vec<f64>,
     /// Result of the last step: state, multipliers and `y = M u + q`.
     pub x_next: Vec<f64>,
     pub u_next: Vec<f64>,
@@ -116,7 +115,6 @@ impl Stepper {
             fx: DVector::zeros(nx),
             problem,
             solver: Solver::new(nu, lcp::Settings::default()),
-            tmp: vec![0.0; nx.max(nu)],
             x_next: vec![0.0; nx],
             u_next: vec![0.0; nu],
             y_next: vec![0.0; nu],
@@ -174,13 +172,13 @@ impl Stepper {
     /// Recomputes everything that depends on h.
     fn prepare(&mut self, lcs: &Lcs, h: f64) -> Result<(), StepError> {
         let nx = lcs.a.nrows();
-        let m = self.lu.matrix_mut();
-        m.copy_from(&lcs.a);
-        *m *= -h * self.theta;
+        // phi holds I - hθA while it is factored, then I + h(1-θ)A.
+        self.phi.copy_from(&lcs.a);
+        self.phi *= -h * self.theta;
         for i in 0..nx {
-            m[(i, i)] += 1.0;
+            self.phi[(i, i)] += 1.0;
         }
-        if !self.lu.factor_in_place() {
+        if !self.lu.factor(&self.phi) {
             self.h = f64::NAN;
             return Err(StepError::SingularIteration { h });
         }
@@ -189,15 +187,15 @@ impl Stepper {
         for i in 0..nx {
             self.phi[(i, i)] += 1.0;
         }
-        self.lu.solve_columns(&mut self.phi, &mut self.tmp);
+        self.lu.solve_columns(&mut self.phi);
         for (dst, src) in [(&mut self.gamma, &lcs.b), (&mut self.ew, &lcs.e)] {
             dst.copy_from(src);
             *dst *= h;
-            self.lu.solve_columns(dst, &mut self.tmp);
+            self.lu.solve_columns(dst);
         }
         self.fx.copy_from(&lcs.f);
         self.fx *= h;
-        self.lu.solve(self.fx.as_mut_slice(), &mut self.tmp);
+        self.lu.solve(self.fx.as_mut_slice());
 
         // M = D + C gamma, column by column.
         let p = &mut self.problem;

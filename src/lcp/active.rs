@@ -3,11 +3,11 @@
 //! Fixing every pinned component at its bound leaves the square system
 //! `M_FF u_F = -(q_F + M_FA u_A)` for the free ones. This is the whole warm
 //! start, the polishing step after Lemke and the inner loop of enumeration,
-//! so it owns the cached LU (keyed by the free mask) and the index/rhs
+//! so it owns the cached LU (keyed by the active set) and the index/rhs
 //! buffers, all sized at construction so a solve never allocates.
 
-use super::lu::Lu;
 use super::{Bound, Problem};
+use crate::linalg::Lu;
 
 /// Linear solver for the free block of an active set, with cached factors.
 ///
@@ -19,7 +19,6 @@ use super::{Bound, Problem};
 #[derive(Clone, Debug)]
 pub(super) struct BlockSolver {
     lu: Lu,
-    free: Vec<bool>,
     idx: Vec<usize>,
     k: usize,
     rhs: Vec<f64>,
@@ -39,7 +38,6 @@ impl BlockSolver {
     pub(super) fn new(n: usize) -> Self {
         BlockSolver {
             lu: Lu::new(n),
-            free: vec![false; n],
             idx: vec![0; n],
             k: 0,
             rhs: vec![0.0; n],
@@ -54,7 +52,6 @@ impl BlockSolver {
     /// Drops the cached factorization (matrix or bounds changed).
     pub(super) fn invalidate(&mut self) {
         self.valid = false;
-        self.lu.invalidate();
     }
 
     /// Recomputes what depends on the active set only.
@@ -76,7 +73,6 @@ impl BlockSolver {
                 }
                 _ => return,
             };
-            self.free[i] = b == Bound::Free;
         }
         self.k = k;
         let m = p.m.as_slice();
@@ -88,7 +84,7 @@ impl BlockSolver {
                 }
             }
         }
-        self.usable = self.lu.prepare(p, &self.free, &self.idx[..k]);
+        self.usable = self.lu.factor_block(&p.m, &self.idx[..k]);
     }
 
     /// Writes the candidate `u` of the active set `active`. Returns false when

@@ -4,7 +4,7 @@
 //! (`w = M u + q`, `lo <= u <= hi`, sign conditions on `w` at the bounds). The
 //! solver therefore has to be exact, verified and allocation-free per call, so
 //! the module is split by concept: [`problem`] states and checks the problem,
-//! `lu` and `active` solve the linear system of one active set (the warm start
+//! `active` solves the linear system of one active set on [`crate::linalg::Lu`] (the warm start
 //! that hits in the common case), `transform` and `lemke` give the robust
 //! pivoting path, [`enumerate`] is the exhaustive fallback and test oracle, and
 //! `solver` strings them together on preallocated workspace. The small shared
@@ -13,7 +13,6 @@
 mod active;
 pub mod enumerate;
 mod lemke;
-mod lu;
 pub mod problem;
 mod solver;
 mod transform;

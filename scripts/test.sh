@@ -4,11 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-venv=.venv
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+. scripts/venv.sh
 
 cargo fmt --all --check
 cargo clippy --all-targets --release -- -D warnings

@@ -15,7 +15,7 @@
 
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
-use crate::linalg::{gemv_acc, gemv_from, Lu};
+use crate::linalg::{gemv_acc, Lu, Rows};
 use nalgebra::{DMatrix, DVector};
 
 /// Relative difference below which two step sizes are treated as one (see
@@ -87,7 +87,16 @@ pub struct Stepper {
     ew: DMatrix<f64>,
     /// `h W f`.
     fx: DVector<f64>,
+    /// Row-major copies of the products taken every step: `x_free = phi x + ew w + fx`
+    /// and `q = (C phi) x + (C ew + F) w + (C fx + g)`.
+    step_x: Rows,
+    step_xw: Rows,
+    step_q: Rows,
+    step_qw: Rows,
+    step_q0: Vec<f64>,
+    step_gamma: Rows,
     problem: Problem,
+    /// Work space for the products above while they are built.
     solver: Solver,
     /// Result of the last step: state, multipliers and `y = M u + q`.
     pub x_next: Vec<f64>,
@@ -113,6 +122,12 @@ impl Stepper {
             gamma: DMatrix::zeros(nx, nu),
             ew: DMatrix::zeros(nx, nw),
             fx: DVector::zeros(nx),
+            step_x: Rows::zeros(nx, nx),
+            step_xw: Rows::zeros(nx, nw),
+            step_q: Rows::zeros(nu, nx),
+            step_qw: Rows::zeros(nu, nw),
+            step_q0: vec![0.0; nu],
+            step_gamma: Rows::zeros(nx, nu),
             problem,
             solver: Solver::new(nu, lcp::Settings::default()),
             x_next: vec![0.0; nx],
@@ -205,6 +220,15 @@ impl Stepper {
         }
         p.lo.copy_from(&lcs.lo);
         p.hi.copy_from(&lcs.hi);
+        // The per-step products, with C folded in so that q needs no x_free.
+        self.step_x.copy_from(&self.phi);
+        self.step_xw.copy_from(&self.ew);
+        self.step_gamma.copy_from(&self.gamma);
+        self.step_q.set_product(&lcs.c, &self.phi);
+        self.step_qw.set_product(&lcs.c, &self.ew);
+        self.step_qw.add(&lcs.fw);
+        self.step_q0.copy_from_slice(lcs.g.as_slice());
+        gemv_acc(&mut self.step_q0, &lcs.c, self.fx.as_slice());
         self.solver.matrix_changed();
         self.h = h;
         self.h_hint = h;
@@ -225,11 +249,12 @@ impl Stepper {
         if key.to_bits() != self.h.to_bits() {
             self.prepare(lcs, key)?;
         }
-        gemv_from(&mut self.x_next, self.fx.as_slice(), &self.phi, x);
-        gemv_acc(&mut self.x_next, &self.ew, w);
+        self.step_x
+            .mul_from(&mut self.x_next, self.fx.as_slice(), x);
+        self.step_xw.mul_acc(&mut self.x_next, w);
         let q = self.problem.q.as_mut_slice();
-        gemv_from(q, lcs.g.as_slice(), &lcs.c, &self.x_next);
-        gemv_acc(q, &lcs.fw, w);
+        self.step_q.mul_from(q, &self.step_q0, x);
+        self.step_qw.mul_acc(q, w);
 
         let info = self
             .solver
@@ -237,7 +262,7 @@ impl Stepper {
         if info.status != lcp::Status::Solved {
             return Err(StepError::Lcp(info));
         }
-        gemv_acc(&mut self.x_next, &self.gamma, &self.u_next);
+        self.step_gamma.mul_acc(&mut self.x_next, &self.u_next);
         if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
             return Err(StepError::NotFinite);
         }

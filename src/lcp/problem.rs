@@ -160,14 +160,7 @@ pub fn residual(p: &Problem, u: &[f64], w: &[f64]) -> f64 {
 /// Writes `w = M u + q` without allocating (column-major sweep).
 pub(super) fn mul_add(p: &Problem, u: &[f64], w: &mut [f64]) {
     let n = p.n();
-    w[..n].copy_from_slice(p.q.as_slice());
-    let m = p.m.as_slice();
-    for (j, &uj) in u.iter().enumerate().take(n) {
-        let col = &m[j * n..(j + 1) * n];
-        for (wi, &mij) in w.iter_mut().zip(col) {
-            *wi += mij * uj;
-        }
-    }
+    crate::linalg::gemv_from(&mut w[..n], p.q.as_slice(), &p.m, &u[..n]);
 }
 
 /// Accepts or rejects a candidate. On return `u` is clamped into the box,
@@ -176,33 +169,39 @@ pub(super) fn mul_add(p: &Problem, u: &[f64], w: &mut [f64]) {
 pub(super) fn verify(p: &Problem, u: &mut [f64], w: &mut [f64], tol: f64) -> (bool, f64) {
     // This runs on every step (it is most of a warm-started solve), so the
     // scale, the clamp and the residual are fused into two passes around M u.
-    let (q, lo, hi) = (p.q.as_slice(), p.lo.as_slice(), p.hi.as_slice());
+    let n = p.n();
+    let (q, lo, hi) = (
+        &p.q.as_slice()[..n],
+        &p.lo.as_slice()[..n],
+        &p.hi.as_slice()[..n],
+    );
+    let (u, w) = (&mut u[..n], &mut w[..n]);
     let mut qmax = 0.0f64;
     let mut bmax = 0.0f64;
-    for ((&qi, &l), &h) in q.iter().zip(lo).zip(hi) {
-        qmax = qmax.max(qi.abs());
-        if l.is_finite() {
-            bmax = bmax.max(l.abs());
+    for i in 0..n {
+        qmax = qmax.max(q[i].abs());
+        if lo[i].is_finite() {
+            bmax = bmax.max(lo[i].abs());
         }
-        if h.is_finite() {
-            bmax = bmax.max(h.abs());
+        if hi[i].is_finite() {
+            bmax = bmax.max(hi[i].abs());
         }
     }
     let thr = tol * (1.0 + qmax + bmax);
     let mut in_box = true;
-    for ((ui, &l), &h) in u.iter_mut().zip(lo).zip(hi) {
+    for i in 0..n {
         // Written so that NaN fails the test.
-        in_box &= *ui >= l - thr && *ui <= h + thr;
-        *ui = ui.max(l).min(h);
+        in_box &= u[i] >= lo[i] - thr && u[i] <= hi[i] + thr;
+        u[i] = u[i].max(lo[i]).min(hi[i]);
     }
     mul_add(p, u, w);
     let mut r = 0.0f64;
     let mut sane = true;
-    for (((&ui, &wi), &l), &h) in u.iter().zip(w.iter()).zip(lo).zip(hi) {
+    for i in 0..n {
         // max/min rather than clamp, which panics on NaN; NaN is caught below.
-        let d = (ui - (ui - wi).max(l).min(h)).abs();
+        let d = (u[i] - (u[i] - w[i]).max(lo[i]).min(hi[i])).abs();
         // An infinite w_i at a bound passes the residual but is no answer.
-        sane &= wi.is_finite() && !d.is_nan();
+        sane &= w[i].is_finite() && !d.is_nan();
         r = r.max(d);
     }
     if !sane {

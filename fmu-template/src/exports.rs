@@ -491,10 +491,16 @@ pub extern "C" fn fmi2CancelStep(c: fmi2Component) -> fmi2Status {
     })
 }
 
-/// Status queries: only the last successful time and the terminated flag exist.
-fn status_query(comp: &mut Component, kind: c_int, wanted: c_int, name: &str) -> FmiResult<()> {
+/// Status queries: only `fmi2LastSuccessfulTime` (Real) and `fmi2Terminated`
+/// (Boolean) exist; `wanted` is the one kind the calling function answers, if any.
+fn status_query(
+    comp: &mut Component,
+    kind: c_int,
+    wanted: Option<c_int>,
+    name: &str,
+) -> FmiResult<()> {
     comp.instance.check(Call::GetStatus)?;
-    if kind != wanted {
+    if Some(kind) != wanted {
         return Err(FmiError::error(format!(
             "status kind {kind} is not available from {name} (steps are never pending)"
         )));
@@ -505,7 +511,7 @@ fn status_query(comp: &mut Component, kind: c_int, wanted: c_int, name: &str) ->
 #[no_mangle]
 pub extern "C" fn fmi2GetStatus(c: fmi2Component, s: c_int, _value: *mut c_int) -> fmi2Status {
     enter(c, "fmi2GetStatus", |comp| {
-        status_query(comp, s, -1, "fmi2GetStatus")?;
+        status_query(comp, s, None, "fmi2GetStatus")?;
         OK
     })
 }
@@ -517,7 +523,7 @@ pub extern "C" fn fmi2GetRealStatus(
     value: *mut fmi2Real,
 ) -> fmi2Status {
     enter(c, "fmi2GetRealStatus", |comp| {
-        status_query(comp, s, fmi2LastSuccessfulTime, "fmi2GetRealStatus")?;
+        status_query(comp, s, Some(fmi2LastSuccessfulTime), "fmi2GetRealStatus")?;
         // SAFETY: value is writable.
         unsafe { *out(value, "value")? = comp.instance.last_successful_time() };
         OK
@@ -531,7 +537,7 @@ pub extern "C" fn fmi2GetIntegerStatus(
     _value: *mut fmi2Integer,
 ) -> fmi2Status {
     enter(c, "fmi2GetIntegerStatus", |comp| {
-        status_query(comp, s, -1, "fmi2GetIntegerStatus")?;
+        status_query(comp, s, None, "fmi2GetIntegerStatus")?;
         OK
     })
 }
@@ -543,7 +549,7 @@ pub extern "C" fn fmi2GetBooleanStatus(
     value: *mut fmi2Boolean,
 ) -> fmi2Status {
     enter(c, "fmi2GetBooleanStatus", |comp| {
-        status_query(comp, s, fmi2Terminated, "fmi2GetBooleanStatus")?;
+        status_query(comp, s, Some(fmi2Terminated), "fmi2GetBooleanStatus")?;
         // SAFETY: value is writable.
         unsafe {
             *out(value, "value")? = if comp.instance.terminated() {
@@ -563,7 +569,7 @@ pub extern "C" fn fmi2GetStringStatus(
     _value: *mut fmi2String,
 ) -> fmi2Status {
     enter(c, "fmi2GetStringStatus", |comp| {
-        status_query(comp, s, -1, "fmi2GetStringStatus")?;
+        status_query(comp, s, None, "fmi2GetStringStatus")?;
         OK
     })
 }

@@ -5,7 +5,7 @@
 //! binary and libclang out of the build. Enumerations that arrive from the caller
 //! are plain `c_int`s, so an out-of-range value is a value to reject, not
 //! undefined behaviour.
-#![allow(non_camel_case_types, non_upper_case_globals)]
+#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 

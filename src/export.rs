@@ -69,10 +69,14 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
         let path = path.to_path_buf();
         move |source| Error::Io { path, source }
     };
-    let gen_dir = env.cache_dir.join("generated");
+    // Cargo compiles the template from its own directory, so every path handed
+    // to it must be absolute.
+    let cwd = std::env::current_dir().map_err(io(Path::new(".")))?;
+    let cache_dir = cwd.join(&env.cache_dir);
+    let gen_dir = cache_dir.join("generated");
     std::fs::create_dir_all(&gen_dir).map_err(io(&gen_dir))?;
     // Held until the library is copied: every model's build writes the same output file.
-    let lock_path = env.cache_dir.join("build.lock");
+    let lock_path = cache_dir.join("build.lock");
     let lock = std::fs::File::create(&lock_path).map_err(io(&lock_path))?;
     lock.lock().map_err(io(&lock_path))?;
 
@@ -89,7 +93,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
         }
     }
 
-    let manifest = env.source_dir.join("Cargo.toml");
+    let manifest = cwd.join(&env.source_dir).join("Cargo.toml");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.args([
@@ -102,7 +106,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
     ])
     .arg(&manifest)
     .arg("--target-dir")
-    .arg(&env.cache_dir)
+    .arg(&cache_dir)
     .env("LCSFMU_GENERATED", &generated)
     // A cargo that runs us (cargo run, cargo test) exports variables meant for
     // its own child; they must not leak into this unrelated build.
@@ -123,7 +127,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
             String::from_utf8_lossy(&output.stderr)
         )));
     }
-    let library = env.cache_dir.join("release").join("libfmu_template.so");
+    let library = cache_dir.join("release").join("libfmu_template.so");
     let binary = std::fs::read(&library).map_err(io(&library))?;
     drop(lock);
 

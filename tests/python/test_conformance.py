@@ -5,6 +5,7 @@ Contents
   test_fmu_check_passes                        /work/shared/tools/fmu-check.py: exit 0, '0 failed'
   test_archive_layout                          modelDescription.xml + binaries/linux64/<id>.so
   test_exports_exactly_the_fmi2_cs_functions   nm -D --defined-only: the 34 FMI 2.0 CS names only
+  test_build_accepts_a_relative_cache_dir      lcsfmu build --cache-dir with a relative path
 """
 import re
 import subprocess
@@ -16,7 +17,7 @@ from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 
 from conftest import (FMI2_COMMON_FUNCTIONS, FMI2_CS_FUNCTIONS, FMI2_CS_ONLY_FUNCTIONS,
-                      FMU_CHECK, MODEL_NAMES, PYTHON, exported_symbols, unzipped)
+                      FMU_CHECK, MODEL_NAMES, PYTHON, REPO, exported_symbols, unzipped)
 
 
 @pytest.mark.parametrize("model", MODEL_NAMES)
@@ -64,3 +65,15 @@ def test_exports_exactly_the_fmi2_cs_functions(fmus, model):
     extra = symbols - FMI2_CS_FUNCTIONS
     assert not missing, f"missing FMI functions: {sorted(missing)}"
     assert not extra, f"extra exported symbols: {sorted(extra)}"
+
+
+def test_build_accepts_a_relative_cache_dir(lcsfmu_bin, tmp_path):
+    """Cargo compiles the template from its own directory: a relative --cache-dir
+    (here the default cache, named relative to the repository) must still work."""
+    out = tmp_path / "spiral.fmu"
+    r = subprocess.run(
+        [str(lcsfmu_bin), "build", "models/sign_spiral.toml", "-o", str(out), "--cache-dir", "target/fmu-build"],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    assert not validate_fmu(str(out))

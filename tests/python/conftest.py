@@ -1,6 +1,6 @@
 """Shared fixtures and helpers for the FMPy test suite of lcsfmu.
 
-Run with: /work/venv/bin/python -m pytest /work/main/tests/python
+Run with: bash scripts/test.sh (or .venv/bin/python -m pytest tests/python)
 The binary is built once (`cargo build --release`, or taken from $LCSFMU_BIN), and
 every bundled model is built into an FMU once per session.
 
@@ -38,7 +38,8 @@ from fmpy.fmi2 import FMU2Slave
 REPO = Path(__file__).resolve().parents[2]
 MODELS_DIR = REPO / "models"
 MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integrator"]
-FMU_CHECK = Path("/work/shared/tools/fmu-check.py")
+# ../shared sits beside the repository (as in CI).
+FMU_CHECK = REPO.parent / "shared" / "tools" / "fmu-check.py"
 PYTHON = sys.executable  # the venv interpreter running pytest
 
 # validation.md: "exactly zero" means |.| <= 1e-12.

@@ -1,4 +1,4 @@
-"""The numbers of /work/shared/validation.md, reproduced through FMPy's simulate_fmu in
+"""The numbers of ../shared/validation.md, reproduced through FMPy's simulate_fmu in
 co-simulation (output_interval = communication step = the scheme's h).
 
 Tolerances (validation.md): same scheme and h: 1e-9 * max(1, |ref|) at every step and discrete

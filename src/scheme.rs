@@ -62,7 +62,8 @@ impl std::fmt::Display for StepError {
 fn tidy(v: &mut [f64]) -> bool {
     let mut finite = true;
     for x in v {
-        if x.is_subnormal() {
+        // Also turns -0.0 into 0.0, which nobody wants to see in a result.
+        if x.abs() < f64::MIN_POSITIVE {
             *x = 0.0;
         }
         finite &= x.is_finite();

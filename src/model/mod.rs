@@ -12,6 +12,7 @@
 //! (see [`System`]); front ends (today the matrix form of the file; later
 //! mechanical models and block libraries) lower into it.
 
+pub mod affine;
 pub mod expr;
 #[cfg(feature = "tool")]
 pub mod raw;

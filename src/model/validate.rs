@@ -8,7 +8,8 @@
 //! that every entry is finite at the default parameter values, so a division by
 //! a zero parameter is caught before anything is built.
 
-use super::expr::{self, Expr, Node, Symbol};
+use super::affine::{self, Symbol};
+use super::expr::{self, Expr, Node};
 use super::raw::{self, RawModel, Value};
 use super::{Experiment, ExprMatrix, Model, Output, Pair, Parameter, Scheme, System, Variable};
 use std::fmt;
@@ -391,7 +392,7 @@ impl Validator<'_> {
         let text = o.value.as_str();
         let err = |e| self.expr_error(field, text, e);
         let node = expr::parse(text).map_err(err)?;
-        let form = expr::affine(&node, lookup).map_err(err)?;
+        let form = affine::affine(&node, lookup).map_err(err)?;
         let compile = |n: &Node| -> Res<Expr> {
             let e = Expr::compile(n, ctx.param).map_err(err)?;
             let v = e.eval(ctx.defaults);

@@ -1,4 +1,4 @@
-//! Second stage of reading a model file: from [`raw`](super::raw) structs to a
+//! Second stage of reading a model file: from [`raw`] structs to a
 //! [`Model`], or to a [`ModelError`] that names the file, the field and the problem.
 //!
 //! Checks: C-identifier names, unique across the whole model and distinct from

@@ -80,7 +80,9 @@ pub struct Stepper {
     /// (kept across invalidation so a restored FMU state repeats the original run).
     h_hint: f64,
     lu: Lu,
-    /// `W (I + h(1-θ)A)`.
+    /// `W (I + h(1-θ)A)`. This and the next two are built in `prepare`, where `M`
+    /// and the products below are formed from them; the step reads only the
+    /// row-major copies.
     phi: DMatrix<f64>,
     /// `h W B`.
     gamma: DMatrix<f64>,

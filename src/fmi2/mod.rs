@@ -323,11 +323,13 @@ impl Instance {
                 "value references and values differ in length",
             ));
         }
-        let mut needs_lcs = false;
-        for &vr in vrs {
-            needs_lcs |= matches!(self.kind(vr)?, Kind::Pair(_) | Kind::Output(_));
-        }
-        if needs_lcs && self.phase == Phase::InitializationMode {
+        // Only during initialization can multipliers be stale (start values or
+        // inputs changed); after it every step leaves them consistent.
+        if self.phase == Phase::InitializationMode
+            && vrs
+                .iter()
+                .any(|&vr| matches!(self.kind(vr), Ok(Kind::Pair(_) | Kind::Output(_))))
+        {
             match self.make_consistent() {
                 Ok(()) => {}
                 Err(e) if e.severity == Severity::Warning => {}

@@ -91,14 +91,21 @@ impl Problem {
     /// box size enter; the `1` keeps the tolerance absolute for tiny data.
     /// Absurdly large finite bounds therefore loosen acceptance.
     pub fn scale(&self) -> f64 {
-        let mut s = 0.0f64;
-        for x in self.q.iter() {
-            s = s.max(x.abs());
-        }
-        let mut b = 0.0f64;
-        for x in self.lo.iter().chain(self.hi.iter()) {
-            if x.is_finite() {
-                b = b.max(x.abs());
+        // Index loops: this runs in every verification, on vectors of a few entries.
+        let n = self.n();
+        let (q, lo, hi) = (
+            &self.q.as_slice()[..n],
+            &self.lo.as_slice()[..n],
+            &self.hi.as_slice()[..n],
+        );
+        let (mut s, mut b) = (0.0f64, 0.0f64);
+        for i in 0..n {
+            s = s.max(q[i].abs());
+            if lo[i].is_finite() {
+                b = b.max(lo[i].abs());
+            }
+            if hi[i].is_finite() {
+                b = b.max(hi[i].abs());
             }
         }
         1.0 + s + b
@@ -167,27 +174,12 @@ pub(super) fn mul_add(p: &Problem, u: &[f64], w: &mut [f64]) {
 /// `w = M u + q` is recomputed from it, and the residual of that pair is
 /// returned together with the verdict.
 pub(super) fn verify(p: &Problem, u: &mut [f64], w: &mut [f64], tol: f64) -> (bool, f64) {
-    // This runs on every step (it is most of a warm-started solve), so the
-    // scale, the clamp and the residual are fused into two passes around M u.
+    // This runs on every step (it is most of a warm-started solve): plain index
+    // loops, the clamp and the residual each one pass around M u.
     let n = p.n();
-    let (q, lo, hi) = (
-        &p.q.as_slice()[..n],
-        &p.lo.as_slice()[..n],
-        &p.hi.as_slice()[..n],
-    );
+    let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
     let (u, w) = (&mut u[..n], &mut w[..n]);
-    let mut qmax = 0.0f64;
-    let mut bmax = 0.0f64;
-    for i in 0..n {
-        qmax = qmax.max(q[i].abs());
-        if lo[i].is_finite() {
-            bmax = bmax.max(lo[i].abs());
-        }
-        if hi[i].is_finite() {
-            bmax = bmax.max(hi[i].abs());
-        }
-    }
-    let thr = tol * (1.0 + qmax + bmax);
+    let thr = tol * p.scale();
     let mut in_box = true;
     for i in 0..n {
         // Written so that NaN fails the test.

@@ -7,10 +7,15 @@
 //! `active` solves the linear system of one active set on [`crate::linalg::Lu`] (the warm start
 //! that hits in the common case), `transform` and `lemke` give the robust
 //! pivoting path, [`enumerate`] is the exhaustive fallback and test oracle, and
-//! `solver` strings them together on preallocated workspace. The small shared
-//! value types live here so every file can name them without cycles.
+//! `solver` strings them together on preallocated workspace. For long chains
+//! with a narrow band, [`band`] holds the band matrix and its LU and
+//! [`banded`] the block principal pivoting solver that uses them (falling
+//! back to the dense `Solver` for small problems). The small shared value
+//! types live here so every file can name them without cycles.
 
 mod active;
+pub mod band;
+pub mod banded;
 pub mod enumerate;
 mod lemke;
 pub mod problem;
@@ -20,8 +25,12 @@ mod transform;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_banded;
+#[cfg(test)]
 mod tests_random;
 
+pub use band::Band;
+pub use banded::{BandProblem, BandSolver};
 pub use problem::{residual, Problem};
 pub use solver::Solver;
 
@@ -33,7 +42,9 @@ pub struct Settings {
     /// [`Problem::scale`].
     pub tol: f64,
     /// Pivot budget for Lemke's method; `0` selects `50 + 20 * N` where `N` is
-    /// the size of the reformulated LCP (between `n` and `2 n`).
+    /// the size of the reformulated LCP (between `n` and `2 n`). For
+    /// [`BandSolver`] it is the budget of active-set solves instead (`0`:
+    /// `50 + 2 n`); its dense fallback then uses the automatic Lemke budget.
     pub max_pivots: usize,
     /// Try the stored active set before pivoting.
     pub warm_start: bool,
@@ -87,6 +98,10 @@ pub enum Method {
     Enumeration,
     /// No stage ran (invalid input or an empty problem).
     None,
+    /// Block principal pivoting on a band matrix ([`BandSolver`]): the stored
+    /// active set needed flipping before a candidate verified. (Last, so the
+    /// other variants keep their discriminants.)
+    BlockPivot,
 }
 
 /// Summary of one solve.

@@ -91,25 +91,32 @@ impl Problem {
     /// box size enter; the `1` keeps the tolerance absolute for tiny data.
     /// Absurdly large finite bounds therefore loosen acceptance.
     pub fn scale(&self) -> f64 {
-        // Index loops: this runs in every verification, on vectors of a few entries.
         let n = self.n();
-        let (q, lo, hi) = (
+        scale_of(
             &self.q.as_slice()[..n],
             &self.lo.as_slice()[..n],
             &self.hi.as_slice()[..n],
-        );
-        let (mut s, mut b) = (0.0f64, 0.0f64);
-        for i in 0..n {
-            s = s.max(q[i].abs());
-            if lo[i].is_finite() {
-                b = b.max(lo[i].abs());
-            }
-            if hi[i].is_finite() {
-                b = b.max(hi[i].abs());
-            }
-        }
-        1.0 + s + b
+        )
     }
+}
+
+/// [`Problem::scale`] on plain slices (of one length), shared with the band solver.
+#[inline]
+pub(super) fn scale_of(q: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
+    // Index loops: this runs in every verification, on vectors of a few entries.
+    let n = q.len();
+    let (lo, hi) = (&lo[..n], &hi[..n]);
+    let (mut s, mut b) = (0.0f64, 0.0f64);
+    for i in 0..n {
+        s = s.max(q[i].abs());
+        if lo[i].is_finite() {
+            b = b.max(lo[i].abs());
+        }
+        if hi[i].is_finite() {
+            b = b.max(hi[i].abs());
+        }
+    }
+    1.0 + s + b
 }
 
 /// Non-allocating form of [`check_entry`] for the per-solve check.
@@ -119,7 +126,7 @@ pub(super) fn entry_ok(q: f64, lo: f64, hi: f64) -> bool {
 }
 
 /// Per-component part of [`Problem::validate`].
-fn check_entry(i: usize, q: f64, lo: f64, hi: f64) -> Result<(), String> {
+pub(super) fn check_entry(i: usize, q: f64, lo: f64, hi: f64) -> Result<(), String> {
     if !q.is_finite() {
         return Err(format!("q[{i}] = {q} is not finite"));
     }
@@ -146,15 +153,20 @@ pub fn residual(p: &Problem, u: &[f64], w: &[f64]) -> f64 {
     if u.len() != n || w.len() != n || p.lo.len() != n || p.hi.len() != n {
         return f64::NAN;
     }
+    natural_residual(p.lo.as_slice(), p.hi.as_slice(), u, w)
+}
+
+/// [`residual`] on slices of one length (the caller checks the lengths).
+pub(super) fn natural_residual(lo: &[f64], hi: &[f64], u: &[f64], w: &[f64]) -> f64 {
     let mut r = 0.0f64;
-    for i in 0..n {
+    for i in 0..u.len() {
         let x = u[i] - w[i];
         // max/min would silently replace a NaN by a bound, hiding it.
         if x.is_nan() {
             return f64::NAN;
         }
         // max/min instead of f64::clamp: clamp panics on NaN or lo > hi.
-        let proj = x.max(p.lo[i]).min(p.hi[i]);
+        let proj = x.max(lo[i]).min(hi[i]);
         let d = (u[i] - proj).abs();
         if d.is_nan() {
             return f64::NAN;
@@ -174,19 +186,44 @@ pub(super) fn mul_add(p: &Problem, u: &[f64], w: &mut [f64]) {
 /// `w = M u + q` is recomputed from it, and the residual of that pair is
 /// returned together with the verdict.
 pub(super) fn verify(p: &Problem, u: &mut [f64], w: &mut [f64], tol: f64) -> (bool, f64) {
-    // This runs on every step (it is most of a warm-started solve): plain index
-    // loops, the clamp and the residual each one pass around M u.
     let n = p.n();
     let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
-    let (u, w) = (&mut u[..n], &mut w[..n]);
     let thr = tol * p.scale();
+    let in_box = clamp_to_box(lo, hi, &mut u[..n], thr);
+    mul_add(p, u, w);
+    judge(lo, hi, &u[..n], &w[..n], thr, in_box)
+}
+
+/// First half of a verification, on slices: clamps `u` into the box and
+/// returns whether it was within `thr` of it before (NaN is not).
+#[inline]
+pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], thr: f64) -> bool {
+    // This runs on every step (it is most of a warm-started solve): plain index
+    // loops, the clamp and the residual each one pass around M u.
+    let n = u.len();
+    let (lo, hi) = (&lo[..n], &hi[..n]);
     let mut in_box = true;
     for i in 0..n {
         // Written so that NaN fails the test.
         in_box &= u[i] >= lo[i] - thr && u[i] <= hi[i] + thr;
         u[i] = u[i].max(lo[i]).min(hi[i]);
     }
-    mul_add(p, u, w);
+    in_box
+}
+
+/// Second half of a verification, once the caller has recomputed
+/// `w = M u + q` from the clamped `u`: the verdict and the residual.
+#[inline]
+pub(super) fn judge(
+    lo: &[f64],
+    hi: &[f64],
+    u: &[f64],
+    w: &[f64],
+    thr: f64,
+    in_box: bool,
+) -> (bool, f64) {
+    let n = u.len();
+    let (lo, hi, w) = (&lo[..n], &hi[..n], &w[..n]);
     let mut r = 0.0f64;
     let mut sane = true;
     for i in 0..n {
@@ -207,9 +244,15 @@ pub(super) fn verify(p: &Problem, u: &mut [f64], w: &mut [f64], tol: f64) -> (bo
 /// Reads the active set off a verified solution: a component within the
 /// tolerance of a finite bound is pinned there, everything else is free.
 pub(super) fn classify(p: &Problem, u: &[f64], tol: f64, out: &mut [Bound]) {
+    let n = p.n();
     let thr = tol * p.scale();
+    classify_with(&p.lo.as_slice()[..n], &p.hi.as_slice()[..n], u, thr, out);
+}
+
+/// [`classify`] on slices with the threshold `thr = tol * scale` given.
+pub(super) fn classify_with(lo: &[f64], hi: &[f64], u: &[f64], thr: f64, out: &mut [Bound]) {
     for (i, b) in out.iter_mut().enumerate() {
-        let (lo, hi) = (p.lo[i], p.hi[i]);
+        let (lo, hi) = (lo[i], hi[i]);
         *b = if lo.is_finite() && u[i] - lo <= thr {
             Bound::Lower
         } else if hi.is_finite() && hi - u[i] <= thr {

@@ -1,0 +1,342 @@
+//! Square band matrices and their LU factorization without row exchanges.
+//!
+//! A chain of bodies touching only their neighbours gives an LCP matrix whose
+//! nonzeros sit within a few diagonals of the main one. Storing just those
+//! diagonals makes the product `M u + q` and a factorization cost
+//! `O(n * bandwidth)` and `O(n * kl * ku)` instead of `O(n^2)` and `O(n^3)`.
+//! Without row exchanges the LU factors keep the band of `M` exactly, so they
+//! fit in the same storage; that is valid whenever every leading principal
+//! minor is nonzero, which the block-pivoting solver guarantees for
+//! P-matrices and checks pivot by pivot otherwise.
+
+use super::Bound;
+use nalgebra::DMatrix;
+
+/// Square band matrix with `kl` sub- and `ku` super-diagonals.
+///
+/// Row-major: row `i` keeps columns `i - kl ..= i + ku` in `kl + ku + 1`
+/// consecutive slots, so a row of the product is one contiguous dot product.
+/// Slots that would fall outside the matrix (first and last rows) stay zero.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Band {
+    n: usize,
+    kl: usize,
+    ku: usize,
+    a: Vec<f64>,
+}
+
+impl Band {
+    /// The zero matrix of order `n` with room for `kl` sub- and `ku`
+    /// super-diagonals.
+    pub fn zeros(n: usize, kl: usize, ku: usize) -> Band {
+        Band {
+            n,
+            kl,
+            ku,
+            a: vec![0.0; n * (kl + ku + 1)],
+        }
+    }
+
+    /// Order of the matrix.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Number of sub-diagonals kept.
+    pub fn kl(&self) -> usize {
+        self.kl
+    }
+
+    /// Number of super-diagonals kept.
+    pub fn ku(&self) -> usize {
+        self.ku
+    }
+
+    fn width(&self) -> usize {
+        self.kl + self.ku + 1
+    }
+
+    /// Storage index of entry `(i, j)` when it lies in the band.
+    fn slot(&self, i: usize, j: usize) -> Option<usize> {
+        let inside = i < self.n && j < self.n && j + self.kl >= i && j <= i + self.ku;
+        inside.then(|| i * self.width() + j + self.kl - i)
+    }
+
+    /// Entry `(i, j)`; zero outside the band. Panics when `i` or `j` is not
+    /// below `n`.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        assert!(
+            i < self.n && j < self.n,
+            "({i}, {j}) outside {0}x{0}",
+            self.n
+        );
+        self.slot(i, j).map_or(0.0, |k| self.a[k])
+    }
+
+    /// Sets entry `(i, j)`. Panics outside the band: a setup-time error.
+    pub fn set(&mut self, i: usize, j: usize, v: f64) {
+        let k = self.slot_or_panic(i, j);
+        self.a[k] = v;
+    }
+
+    /// Adds `v` to entry `(i, j)`. Panics outside the band.
+    pub fn add(&mut self, i: usize, j: usize, v: f64) {
+        let k = self.slot_or_panic(i, j);
+        self.a[k] += v;
+    }
+
+    fn slot_or_panic(&self, i: usize, j: usize) -> usize {
+        self.slot(i, j).unwrap_or_else(|| {
+            panic!(
+                "({i}, {j}) outside the band (n = {}, kl = {}, ku = {})",
+                self.n, self.kl, self.ku
+            )
+        })
+    }
+
+    /// Sets every entry to zero (keeps the shape).
+    pub fn fill_zero(&mut self) {
+        self.a.fill(0.0);
+    }
+
+    /// Slots `d` of row `i` that lie inside the matrix: column `i - kl + d`.
+    #[inline]
+    fn row_range(&self, i: usize) -> (usize, usize) {
+        (
+            self.kl.saturating_sub(i),
+            self.width().min(self.n + self.kl - i),
+        )
+    }
+
+    /// The stored slots of row `i` (column `i - kl + d` at index `d`).
+    pub(super) fn row(&self, i: usize) -> &[f64] {
+        let w = self.width();
+        &self.a[i * w..i * w + w]
+    }
+
+    /// `w = M x + q` without allocating. Panics when a length is not `n`.
+    pub fn mul_add(&self, x: &[f64], q: &[f64], w: &mut [f64]) {
+        let (n, kl, wd) = (self.n, self.kl, self.width());
+        let (x, q, w) = (&x[..n], &q[..n], &mut w[..n]);
+        for i in 0..n {
+            let (d0, d1) = self.row_range(i);
+            let row = &self.a[i * wd + d0..i * wd + d1];
+            let xs = &x[i + d0 - kl..i + d1 - kl];
+            let mut s = q[i];
+            for (a, b) in row.iter().zip(xs) {
+                s += a * b;
+            }
+            w[i] = s;
+        }
+    }
+
+    /// The same matrix as a dense one (tests, inspection).
+    pub fn to_dense(&self) -> DMatrix<f64> {
+        let mut d = DMatrix::zeros(self.n, self.n);
+        self.copy_to_dense(&mut d);
+        d
+    }
+
+    /// Writes the matrix into a dense one of the same order, without allocating.
+    pub(super) fn copy_to_dense(&self, d: &mut DMatrix<f64>) {
+        d.fill(0.0);
+        for i in 0..self.n {
+            let (d0, d1) = self.row_range(i);
+            for k in d0..d1 {
+                d[(i, i + k - self.kl)] = self.a[i * self.width() + k];
+            }
+        }
+    }
+}
+
+/// LU factors of the system of one active set, in band storage of fixed shape.
+///
+/// The system takes row `i` of `M` for a free component and the identity row
+/// for a pinned one. Its leading principal minors are then principal minors of
+/// `M`, so elimination in natural order never meets a zero pivot when `M` is a
+/// P-matrix, and no fill-in leaves the band. `L` (unit diagonal, not stored)
+/// sits below the diagonal slot, `U` on and above it.
+#[derive(Clone, Debug)]
+pub(super) struct BandLu {
+    f: Band,
+    /// Largest magnitude in each row of the system, for the pivot test.
+    row_scale: Vec<f64>,
+}
+
+/// A pivot is rejected when it is at most this times its row's scale: the
+/// system is then treated as singular.
+const TINY: f64 = 1e-14;
+
+impl BandLu {
+    /// Workspace for order `n` with `kl` sub- and `ku` super-diagonals.
+    pub(super) fn new(n: usize, kl: usize, ku: usize) -> Self {
+        BandLu {
+            f: Band::zeros(n, kl, ku),
+            row_scale: vec![0.0; n],
+        }
+    }
+
+    /// Loads the system of `active` (see the type) from `m`, whose band must
+    /// fit in this one, and factors it. False on a non-finite pivot or one at
+    /// most `TINY` times its row's scale; the factors are then garbage.
+    pub(super) fn factor(&mut self, m: &Band, active: &[Bound]) -> bool {
+        let (n, kl, ku) = (self.f.n, self.f.kl, self.f.ku);
+        let w = self.f.width();
+        // Where row i of `m` starts in a row of this (possibly wider) band.
+        let off = kl - m.kl;
+        for i in 0..n {
+            let row = &mut self.f.a[i * w..i * w + w];
+            row.fill(0.0);
+            if active[i] == Bound::Free {
+                let src = m.row(i);
+                row[off..off + src.len()].copy_from_slice(src);
+                // Slots outside the matrix are zero in `m`, so they stay zero here.
+                self.row_scale[i] = src.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+            } else {
+                row[kl] = 1.0;
+                self.row_scale[i] = 1.0;
+            }
+        }
+        let a = &mut self.f.a;
+        for k in 0..n {
+            let piv = a[k * w + kl];
+            // Written so that NaN fails too.
+            if !(piv.abs() > TINY * self.row_scale[k]) || !piv.is_finite() {
+                return false;
+            }
+            let last_col = (k + ku).min(n - 1);
+            for i in k + 1..=(k + kl).min(n - 1) {
+                // Entry (i, k) sits at slot k + kl - i of row i.
+                let ik = i * w + k + kl - i;
+                let f = a[ik] / piv;
+                a[ik] = f;
+                if f != 0.0 {
+                    for j in k + 1..=last_col {
+                        a[i * w + j + kl - i] -= f * a[k * w + j + kl - k];
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Overwrites `b` with the solution of the factored system.
+    pub(super) fn solve(&self, b: &mut [f64]) {
+        let (n, kl, w) = (self.f.n, self.f.kl, self.f.width());
+        let (a, b) = (&self.f.a, &mut b[..n]);
+        for i in 1..n {
+            let d0 = kl.saturating_sub(i);
+            let row = &a[i * w + d0..i * w + kl];
+            let mut s = b[i];
+            for (l, y) in row.iter().zip(&b[i + d0 - kl..i]) {
+                s -= l * y;
+            }
+            b[i] = s;
+        }
+        for i in (0..n).rev() {
+            let d1 = w.min(n + kl - i);
+            let row = &a[i * w + kl..i * w + d1];
+            let mut s = b[i];
+            for (u, x) in row[1..].iter().zip(&b[i + 1..i + d1 - kl]) {
+                s -= u * x;
+            }
+            b[i] = s / row[0];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Band {
+        // 5x5 with kl = 2, ku = 1; entry (i, j) = 10 i + j + 1 inside the band.
+        let mut b = Band::zeros(5, 2, 1);
+        for i in 0..5usize {
+            for j in i.saturating_sub(2)..(i + 2).min(5) {
+                b.set(i, j, (10 * i + j + 1) as f64);
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn entries_and_dense_copy() {
+        let mut b = sample();
+        assert_eq!(b.get(3, 1), 32.0);
+        assert_eq!(b.get(0, 3), 0.0);
+        b.add(3, 1, 0.5);
+        let d = b.to_dense();
+        assert_eq!(d[(3, 1)], 32.5);
+        assert_eq!(d[(1, 2)], 13.0);
+        assert_eq!(d[(0, 2)], 0.0);
+        assert_eq!(d.iter().filter(|x| **x != 0.0).count(), 5 + 4 + 3 + 4);
+        b.fill_zero();
+        assert_eq!(b.to_dense(), DMatrix::zeros(5, 5));
+    }
+
+    #[test]
+    #[should_panic(expected = "outside the band")]
+    fn set_outside_band_panics() {
+        Band::zeros(5, 2, 1).set(0, 2, 1.0);
+    }
+
+    #[test]
+    fn product_matches_dense() {
+        let b = sample();
+        let x = [1.0, -2.0, 0.5, 3.0, -1.0];
+        let q = [0.1, 0.2, 0.3, 0.4, 0.5];
+        let mut w = [0.0; 5];
+        b.mul_add(&x, &q, &mut w);
+        let want = b.to_dense() * nalgebra::DVector::from_row_slice(&x);
+        for i in 0..5 {
+            assert!((w[i] - want[i] - q[i]).abs() < 1e-12, "row {i}");
+        }
+    }
+
+    #[test]
+    fn factor_solves_the_active_set_system_in_a_wider_band() {
+        // Diagonally dominant, so every principal minor is nonzero.
+        let mut m = sample();
+        for i in 0..5 {
+            m.add(i, i, 100.0);
+        }
+        let active = [
+            Bound::Free,
+            Bound::Lower,
+            Bound::Free,
+            Bound::Free,
+            Bound::Upper,
+        ];
+        let mut lu = BandLu::new(5, 3, 2);
+        assert!(lu.factor(&m, &active));
+        let x = [1.0, -2.0, 0.5, 3.0, -1.0];
+        // Right-hand side of the system: M x on free rows, x on pinned ones.
+        let mut b = [0.0; 5];
+        m.mul_add(&x, &[0.0; 5], &mut b);
+        b[1] = x[1];
+        b[4] = x[4];
+        lu.solve(&mut b);
+        for i in 0..5 {
+            assert!((b[i] - x[i]).abs() < 1e-12, "{b:?}");
+        }
+        // Pinned rows come back exactly.
+        assert_eq!((b[1], b[4]), (x[1], x[4]));
+    }
+
+    #[test]
+    fn zero_or_nan_pivot_is_singular() {
+        let mut m = Band::zeros(3, 1, 1);
+        m.set(0, 1, 1.0);
+        m.set(1, 0, 1.0);
+        m.set(1, 1, 1.0);
+        m.set(2, 2, 1.0);
+        let mut lu = BandLu::new(3, 1, 1);
+        // M(0, 0) = 0 is a vanishing leading minor: no row exchange can help here.
+        assert!(!lu.factor(&m, &[Bound::Free; 3]));
+        // Pinning component 0 leaves the nonsingular block {1, 2}.
+        assert!(lu.factor(&m, &[Bound::Lower, Bound::Free, Bound::Free]));
+        m.set(2, 2, f64::NAN);
+        assert!(!lu.factor(&m, &[Bound::Lower, Bound::Free, Bound::Free]));
+    }
+}

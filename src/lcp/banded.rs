@@ -1,0 +1,460 @@
+//! Box MCPs with a band matrix, solved by block principal pivoting.
+//!
+//! Long chains (hundreds to thousands of contacts, each touching only its
+//! neighbours) give an LCP matrix with a narrow band, where the dense solver's
+//! `O(n^3)` cold start and `O(n^2)` memory do not scale. Here an active set is
+//! solved with one band LU ([`BandLu`], `O(n kl ku)`), the candidate is checked
+//! for infeasible components, and all of them are flipped at once while their
+//! number decreases (Júdice–Pires), falling back to Murty's least-index single
+//! flip, which terminates for P-matrices. A step that keeps its active set
+//! reuses the cached factors and costs `O(n (kl + ku))`. When pivoting fails
+//! on a small problem (e.g. a friction LCP, not a P-matrix) the dense
+//! [`Solver`] takes over on preallocated copies. Every answer goes through the
+//! same acceptance test as the dense path (`problem::verify` on slices).
+
+use super::band::{Band, BandLu};
+use super::problem::{
+    check_entry, clamp_to_box, classify_with, entry_ok, judge, natural_residual, scale_of,
+};
+use super::{Bound, Info, Method, Problem, Settings, Solver, Status};
+use nalgebra::{DMatrix, DVector};
+
+/// Box MCP with a band matrix: find `u` with `lo <= u <= hi` and
+/// `w = M u + q`, each component strictly inside with `w_i = 0`, at `lo_i`
+/// with `w_i >= 0` or at `hi_i` with `w_i <= 0` (as [`Problem`]).
+/// `lo[i] == hi[i]` is allowed and fixes `u_i`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BandProblem {
+    /// Square band matrix `M`.
+    pub m: Band,
+    /// Offset `q`.
+    pub q: Vec<f64>,
+    /// Lower bounds (may be `-inf`).
+    pub lo: Vec<f64>,
+    /// Upper bounds (may be `+inf`).
+    pub hi: Vec<f64>,
+}
+
+impl BandProblem {
+    /// A standard LCP on `m`: `q = 0`, `lo = 0`, `hi = +inf`.
+    pub fn new(m: Band) -> Self {
+        let n = m.n();
+        BandProblem {
+            m,
+            q: vec![0.0; n],
+            lo: vec![0.0; n],
+            hi: vec![f64::INFINITY; n],
+        }
+    }
+
+    /// Number of unknowns (length of `q`).
+    pub fn n(&self) -> usize {
+        self.q.len()
+    }
+
+    /// Verification scale, defined as [`Problem::scale`].
+    pub fn scale(&self) -> f64 {
+        scale_of(&self.q, &self.lo, &self.hi)
+    }
+
+    /// Full setup-time check; the message names the first thing that is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.n();
+        if self.m.n() != n || self.lo.len() != n || self.hi.len() != n {
+            return Err(format!(
+                "M is {0}x{0}, lo and hi have lengths {1} and {2}, but q has length {n}",
+                self.m.n(),
+                self.lo.len(),
+                self.hi.len()
+            ));
+        }
+        for i in 0..n {
+            if let Some(d) = self.m.row(i).iter().position(|x| !x.is_finite()) {
+                return Err(format!("M({i},{}) is not finite", i + d - self.m.kl()));
+            }
+            check_entry(i, self.q[i], self.lo[i], self.hi[i])?;
+        }
+        Ok(())
+    }
+
+    /// Natural-map residual of `(u, w)`, as [`super::residual`] (NaN when a
+    /// length disagrees or a term is NaN).
+    pub fn residual(&self, u: &[f64], w: &[f64]) -> f64 {
+        let n = self.n();
+        if u.len() != n || w.len() != n || self.lo.len() != n || self.hi.len() != n {
+            return f64::NAN;
+        }
+        natural_residual(&self.lo, &self.hi, u, w)
+    }
+
+    /// The same problem with a dense matrix (tests, the dense fallback).
+    pub fn to_dense(&self) -> Problem {
+        Problem::boxed(
+            self.m.to_dense(),
+            DVector::from_column_slice(&self.q),
+            DVector::from_column_slice(&self.lo),
+            DVector::from_column_slice(&self.hi),
+        )
+    }
+}
+
+/// Flip tolerance as a fraction of the acceptance threshold `tol * scale`:
+/// a component is infeasible only beyond it, so roundoff on a degenerate
+/// component (free at its bound, or pinned with `w = 0`) does not flip it
+/// back and forth, while what remains is far below what verification allows.
+const FLIP_TOL: f64 = 1e-3;
+
+/// Non-improving block flips allowed before single flips take over.
+const BLOCK_RETRIES: usize = 3;
+
+/// Largest problem for which the dense fallback is kept (its Lemke tableau
+/// has about `8 n^2` entries).
+pub const DENSE_FALLBACK_LIMIT: usize = 256;
+
+/// How block pivoting ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// No infeasible component left; the candidate is in `u`/`w`.
+    Converged,
+    /// A factorization met a tiny or non-finite pivot, or the candidate was
+    /// not finite.
+    Singular,
+    /// The iteration budget ran out.
+    Budget,
+}
+
+/// Dense copies for problems the band path cannot finish.
+#[derive(Clone, Debug)]
+struct Fallback {
+    p: Problem,
+    solver: Solver,
+}
+
+/// Allocation-free block principal pivoting solver for band box MCPs of one
+/// size and bandwidth.
+#[derive(Clone, Debug)]
+pub struct BandSolver {
+    n: usize,
+    kl: usize,
+    ku: usize,
+    settings: Settings,
+    /// The active set the next warm start tries.
+    active: Vec<Bound>,
+    /// The active set being iterated on (copied to `active` on success only).
+    trial: Vec<Bound>,
+    /// `Bound::default_for` each component's bounds as seen in the last solve.
+    defaults: Vec<Bound>,
+    lu: BandLu,
+    /// Active set whose free/pinned pattern `lu` factors (Lower and Upper pin
+    /// the same rows, so only the pattern matters).
+    key: Vec<Bound>,
+    /// Whether `lu` holds a successful factorization of the current matrix.
+    cached: bool,
+    factorizations: u64,
+    dense: Option<Fallback>,
+}
+
+impl BandSolver {
+    /// Allocates all workspace for problems of order `n` whose band fits in
+    /// `kl` sub- and `ku` super-diagonals, plus the dense fallback when
+    /// `n <= DENSE_FALLBACK_LIMIT`. The initial active set is all `Lower`
+    /// (right for a standard LCP).
+    pub fn new(n: usize, kl: usize, ku: usize, settings: Settings) -> Self {
+        let dense = (n <= DENSE_FALLBACK_LIMIT).then(|| Fallback {
+            p: Problem::lcp(DMatrix::zeros(n, n), DVector::zeros(n)),
+            // The pivot budget counts block iterations here, Lemke pivots there.
+            solver: Solver::new(
+                n,
+                Settings {
+                    max_pivots: 0,
+                    ..settings
+                },
+            ),
+        });
+        BandSolver {
+            n,
+            kl,
+            ku,
+            settings,
+            active: vec![Bound::Lower; n],
+            trial: vec![Bound::Lower; n],
+            defaults: vec![Bound::Lower; n],
+            lu: BandLu::new(n, kl, ku),
+            key: vec![Bound::Lower; n],
+            cached: false,
+            factorizations: 0,
+            dense,
+        }
+    }
+
+    /// Problem order this solver was built for.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Current settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Must be called whenever `M` changes: drops the cached factorization.
+    /// The active set is kept. Bounds and `q` may change freely without it.
+    pub fn matrix_changed(&mut self) {
+        self.cached = false;
+    }
+
+    /// The active set the next warm start will try.
+    pub fn active_set(&self) -> &[Bound] {
+        &self.active
+    }
+
+    /// Restores an active set (e.g. from an FMU state snapshot). Ignored when
+    /// `s.len() != n`; entries naming an infinite bound are replaced by the
+    /// component's default at the next solve.
+    pub fn set_active_set(&mut self, s: &[Bound]) {
+        if s.len() == self.n {
+            self.active.copy_from_slice(s);
+        }
+    }
+
+    /// Sets each component to `Bound::default_for` its bounds as seen in the
+    /// last solve (all `Lower` before the first).
+    pub fn reset_active_set(&mut self) {
+        self.active.copy_from_slice(&self.defaults);
+    }
+
+    /// Band LU factorizations done so far (a warm step that keeps its
+    /// active set does none).
+    pub fn factorizations(&self) -> u64 {
+        self.factorizations
+    }
+
+    /// Solves `p`, writing `u` and `w = M u + q`. Never allocates and never
+    /// panics. On `Status::Solved` the pair is verified exactly as by
+    /// [`Solver::solve`] and the active set is updated; otherwise `u` and `w`
+    /// are NaN and the active set is left alone. The band path cannot prove
+    /// infeasibility: without the dense fallback a failure is
+    /// `NumericalFailure` (singular block, non-finite numbers, a candidate
+    /// that failed verification) or `MaxIterations`. `Info::iterations`
+    /// counts active-set solves (or what the dense fallback reports).
+    pub fn solve(&mut self, p: &BandProblem, u: &mut [f64], w: &mut [f64]) -> Info {
+        if !self.sizes_ok(p, u, w) {
+            u.fill(f64::NAN);
+            w.fill(f64::NAN);
+            return info(Status::InvalidProblem, Method::None, f64::NAN, 0);
+        }
+        self.start(p);
+        if self.n == 0 {
+            return info(Status::Solved, Method::None, 0.0, 0);
+        }
+        let thr = self.settings.tol * p.scale();
+        let (outcome, solves) = self.pivot(p, u, w, FLIP_TOL * thr);
+        let mut best = f64::NAN;
+        if outcome == Outcome::Converged {
+            let in_box = clamp_to_box(&p.lo, &p.hi, u, thr);
+            p.m.mul_add(u, &p.q, w);
+            let (ok, r) = judge(&p.lo, &p.hi, u, w, thr, in_box);
+            if ok {
+                self.active.copy_from_slice(&self.trial);
+                let method = if solves == 1 && self.settings.warm_start {
+                    Method::WarmStart
+                } else {
+                    Method::BlockPivot
+                };
+                return info(Status::Solved, method, r, solves);
+            }
+            best = r;
+        }
+        if let Some(fb) = self.dense.as_mut() {
+            copy_to_dense(p, &mut fb.p);
+            // Bounds may have changed too, which the dense cache keys on.
+            fb.solver.matrix_changed();
+            fb.solver.set_active_set(&self.active);
+            let mut r = fb.solver.solve(&fb.p, u, w);
+            if r.status == Status::Solved {
+                classify_with(&p.lo, &p.hi, u, thr, &mut self.active);
+            } else {
+                r.residual = best.min(r.residual);
+            }
+            return r;
+        }
+        let status = match outcome {
+            Outcome::Budget => Status::MaxIterations,
+            Outcome::Singular | Outcome::Converged => Status::NumericalFailure,
+        };
+        u.fill(f64::NAN);
+        w.fill(f64::NAN);
+        info(status, Method::BlockPivot, best, solves)
+    }
+
+    /// The cheap per-call check: sizes, band within the workspace, finite
+    /// `q`, sane bounds.
+    fn sizes_ok(&self, p: &BandProblem, u: &[f64], w: &[f64]) -> bool {
+        let n = self.n;
+        let sizes = p.m.n() == n
+            && p.m.kl() <= self.kl
+            && p.m.ku() <= self.ku
+            && p.q.len() == n
+            && p.lo.len() == n
+            && p.hi.len() == n
+            && u.len() == n
+            && w.len() == n;
+        sizes && (0..n).all(|i| entry_ok(p.q[i], p.lo[i], p.hi[i]))
+    }
+
+    /// Records the defaults for these bounds and loads the starting active
+    /// set into `trial`: the stored one where its pinned side exists, else
+    /// the default; a fixed component (`lo == hi`) is always `Lower`.
+    fn start(&mut self, p: &BandProblem) {
+        let warm = self.settings.warm_start;
+        for i in 0..self.n {
+            let (lo, hi) = (p.lo[i], p.hi[i]);
+            let d = Bound::default_for(lo, hi);
+            self.defaults[i] = d;
+            let b = self.active[i];
+            self.trial[i] = if lo == hi {
+                Bound::Lower
+            } else if warm && b.allowed(lo, hi) {
+                b
+            } else {
+                d
+            };
+        }
+    }
+
+    /// Block principal pivoting from `trial`: returns how it ended and the
+    /// number of active-set solves. `eps` is the flip tolerance.
+    fn pivot(
+        &mut self,
+        p: &BandProblem,
+        u: &mut [f64],
+        w: &mut [f64],
+        eps: f64,
+    ) -> (Outcome, usize) {
+        let budget = match self.settings.max_pivots {
+            0 => 50 + 2 * self.n,
+            k => k,
+        };
+        let mut fewest = usize::MAX;
+        let mut retries = BLOCK_RETRIES;
+        for solves in 1..=budget {
+            if !self.solve_active(p, u) {
+                return (Outcome::Singular, solves);
+            }
+            p.m.mul_add(u, &p.q, w);
+            let Some((count, first)) = infeasible(p, &self.trial, u, w, eps) else {
+                return (Outcome::Singular, solves);
+            };
+            if count == 0 {
+                return (Outcome::Converged, solves);
+            }
+            // Júdice–Pires: block flips while the count drops (or for a few
+            // more tries), then Murty's least-index flip until it drops again.
+            if count < fewest {
+                fewest = count;
+                retries = BLOCK_RETRIES;
+            } else if retries > 0 {
+                retries -= 1;
+            } else {
+                self.trial[first] = flipped(self.trial[first], u[first], p.lo[first]);
+                continue;
+            }
+            for i in 0..self.n {
+                if is_infeasible(self.trial[i], p.lo[i], p.hi[i], u[i], w[i], eps) {
+                    self.trial[i] = flipped(self.trial[i], u[i], p.lo[i]);
+                }
+            }
+        }
+        (Outcome::Budget, budget)
+    }
+
+    /// Writes the candidate of `trial` into `u`, refactoring only when the
+    /// free/pinned pattern or the matrix changed. False when singular.
+    fn solve_active(&mut self, p: &BandProblem, u: &mut [f64]) -> bool {
+        let same = self.cached
+            && self
+                .key
+                .iter()
+                .zip(&self.trial)
+                .all(|(a, b)| (*a == Bound::Free) == (*b == Bound::Free));
+        if !same {
+            self.factorizations += 1;
+            self.cached = self.lu.factor(&p.m, &self.trial);
+            if !self.cached {
+                return false;
+            }
+            self.key.copy_from_slice(&self.trial);
+        }
+        // Pinned rows are identity rows, so their right-hand side is the
+        // bound value and their columns act through the solution itself.
+        for i in 0..self.n {
+            u[i] = match self.trial[i] {
+                Bound::Free => -p.q[i],
+                Bound::Lower => p.lo[i],
+                Bound::Upper => p.hi[i],
+            };
+        }
+        self.lu.solve(u);
+        true
+    }
+}
+
+/// Whether component `i` violates its side of the active set by more than
+/// `eps`. A fixed component (`lo == hi`) never does: any `w` suits it.
+#[inline]
+fn is_infeasible(b: Bound, lo: f64, hi: f64, u: f64, w: f64, eps: f64) -> bool {
+    match b {
+        _ if lo == hi => false,
+        Bound::Free => u < lo - eps || u > hi + eps,
+        Bound::Lower => w < -eps,
+        Bound::Upper => w > eps,
+    }
+}
+
+/// The count of infeasible components and the first of them, or `None`
+/// when the candidate is not finite.
+fn infeasible(
+    p: &BandProblem,
+    active: &[Bound],
+    u: &[f64],
+    w: &[f64],
+    eps: f64,
+) -> Option<(usize, usize)> {
+    let (mut count, mut first) = (0, usize::MAX);
+    let mut finite = true;
+    for i in 0..active.len() {
+        finite &= u[i].is_finite() && w[i].is_finite();
+        if is_infeasible(active[i], p.lo[i], p.hi[i], u[i], w[i], eps) {
+            count += 1;
+            first = first.min(i);
+        }
+    }
+    finite.then_some((count, first))
+}
+
+/// The new side of an infeasible component: a free one goes to the bound it
+/// crossed, a pinned one is freed.
+fn flipped(b: Bound, u: f64, lo: f64) -> Bound {
+    match b {
+        Bound::Free if u < lo => Bound::Lower,
+        Bound::Free => Bound::Upper,
+        Bound::Lower | Bound::Upper => Bound::Free,
+    }
+}
+
+/// Copies `p` into the preallocated dense problem `d` of the same order.
+fn copy_to_dense(p: &BandProblem, d: &mut Problem) {
+    p.m.copy_to_dense(&mut d.m);
+    d.q.as_mut_slice().copy_from_slice(&p.q);
+    d.lo.as_mut_slice().copy_from_slice(&p.lo);
+    d.hi.as_mut_slice().copy_from_slice(&p.hi);
+}
+
+fn info(status: Status, method: Method, residual: f64, iterations: usize) -> Info {
+    Info {
+        status,
+        method,
+        residual,
+        iterations,
+    }
+}

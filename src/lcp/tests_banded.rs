@@ -1,0 +1,1 @@
+//! Checks of the band solver (filled in below).

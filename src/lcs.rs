@@ -7,6 +7,7 @@
 //! allocate, and it refuses values that would make the time-stepping meaningless
 //! (non-finite entries, empty intervals) with a message naming the entry.
 
+use crate::mechanics::MechSystem;
 use crate::model::{ExprMatrix, Model};
 use nalgebra::{DMatrix, DVector};
 
@@ -27,27 +28,32 @@ pub struct Lcs {
     pub hu: DMatrix<f64>,
     pub hw: DMatrix<f64>,
     pub h0: DVector<f64>,
+    /// The dynamics of a mechanical model (whose first-order matrices are empty).
+    pub mech: Option<MechSystem>,
 }
 
 impl Lcs {
     /// Zero matrices of the model's sizes.
     pub fn new(model: &Model) -> Self {
         let (nx, nu, nw, no) = (model.nx(), model.nu(), model.nw(), model.outputs.len());
+        let s = &model.system;
+        let dense = |m: &ExprMatrix| DMatrix::zeros(m.rows, m.cols);
         Lcs {
-            a: DMatrix::zeros(nx, nx),
-            b: DMatrix::zeros(nx, nu),
-            e: DMatrix::zeros(nx, nw),
-            f: DVector::zeros(nx),
-            c: DMatrix::zeros(nu, nx),
-            d: DMatrix::zeros(nu, nu),
-            fw: DMatrix::zeros(nu, nw),
-            g: DVector::zeros(nu),
+            a: dense(&s.a),
+            b: dense(&s.b),
+            e: dense(&s.e),
+            f: DVector::zeros(s.f.rows),
+            c: dense(&s.c),
+            d: dense(&s.d),
+            fw: dense(&s.fw),
+            g: DVector::zeros(s.g.rows),
             lo: DVector::zeros(nu),
             hi: DVector::zeros(nu),
             hx: DMatrix::zeros(no, nx),
             hu: DMatrix::zeros(no, nu),
             hw: DMatrix::zeros(no, nw),
             h0: DVector::zeros(no),
+            mech: model.mechanics.as_ref().map(|m| MechSystem::new(m, nw)),
         }
     }
 
@@ -63,6 +69,9 @@ impl Lcs {
         fill(&mut self.d, &s.d, params, "D")?;
         fill(&mut self.fw, &s.fw, params, "F")?;
         fill(self.g.as_mut_slice(), &s.g, params, "g")?;
+        if let (Some(mech), Some(m)) = (&mut self.mech, &model.mechanics) {
+            mech.assemble(m, params)?;
+        }
         for (i, pair) in model.pairs.iter().enumerate() {
             let (lo, hi) = (pair.lo.eval(params), pair.hi.eval(params));
             if lo.is_nan()

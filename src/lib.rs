@@ -30,6 +30,7 @@ pub mod fmi2;
 pub mod lcp;
 pub mod lcs;
 pub mod linalg;
+pub mod mechanics;
 pub mod model;
 pub mod scheme;
 

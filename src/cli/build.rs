@@ -18,6 +18,9 @@ pub struct Args {
     /// Cargo target directory shared by FMU builds (default: target/fmu-build in the lcsfmu sources).
     #[arg(long)]
     cache_dir: Option<PathBuf>,
+    /// Override a size declared in the models' [defines] (NAME=INTEGER, repeatable).
+    #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
+    defines: Vec<(String, i64)>,
     /// Show cargo's output.
     #[arg(short, long)]
     verbose: bool,
@@ -31,7 +34,7 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     env.verbose = args.verbose;
     let many = args.models.len() > 1;
     for path in &args.models {
-        let model = validate::load(path)?;
+        let model = validate::load_with_defines(path, &args.defines)?;
         let file = PathBuf::from(format!("{}.fmu", model.name));
         let out = match &args.output {
             Some(o) if many || o.is_dir() => o.join(file),

@@ -18,10 +18,16 @@ use std::process::ExitCode;
 pub struct Args {
     /// Model file (TOML).
     model: PathBuf,
+    /// Override a size declared in the file's [defines] (NAME=INTEGER, repeatable).
+    #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
+    defines: Vec<(String, i64)>,
 }
 
+/// Matrices and variable lists longer than this are summarized, not printed.
+const PRINT_LIMIT: usize = 40;
+
 pub fn run(args: Args) -> Result<ExitCode, Error> {
-    let model = validate::load(&args.model)?;
+    let model = validate::load_with_defines(&args.model, &args.defines)?;
     println!("{}: ok", args.model.display());
     println!(
         "model {}: {} states, {} complementarity pairs, {} inputs, {} parameters, {} outputs",
@@ -33,7 +39,8 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         model.outputs.len()
     );
     println!(
-        "scheme: theta = {}{}",
+        "scheme: {}, theta = {}{}",
+        model.scheme.method.file_name(),
         model.scheme.theta,
         model
             .scheme
@@ -46,7 +53,11 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         e.start, e.stop, e.step
     );
     println!("\nvariables (value reference, name, causality/variability/initial):");
-    for (vr, v) in variables::variables(&model).iter().enumerate() {
+    let vars = variables::variables(&model);
+    if vars.len() > PRINT_LIMIT {
+        println!("  ({} variables; the first {PRINT_LIMIT}:)", vars.len());
+    }
+    for (vr, v) in vars.iter().enumerate().take(PRINT_LIMIT) {
         let (c, var, i) = v.attributes();
         let start = v.start.map_or(String::new(), |s| format!(" start {s}"));
         println!(
@@ -59,7 +70,7 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     lcs.assemble(&model, &model.default_parameters())
         .map_err(Error::Simulation)?;
     println!("\ncomplementarity laws at the default parameters:");
-    for (i, p) in model.pairs.iter().enumerate() {
+    for (i, p) in model.pairs.iter().enumerate().take(PRINT_LIMIT) {
         println!(
             "  {} <= {} <= {}  ⟂  y{}",
             lcs.lo[i],
@@ -68,19 +79,25 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
             i + 1
         );
     }
-    let mut stepper = Stepper::new(model.nx(), model.nu(), model.nw(), model.scheme.theta);
+    let mut stepper = Stepper::new(&model, &lcs);
     let h = model
         .scheme
         .max_step
         .map_or(e.step, |m| e.step / (e.step / m).ceil());
     match stepper.lcp_matrix(&lcs, h) {
+        Ok(m) if m.nrows() > PRINT_LIMIT => {
+            println!(
+                "\nLCP of one step (h = {h}): {0} x {0}, not printed",
+                m.nrows()
+            );
+        }
         Ok(m) => {
             println!("\nLCP of one step (h = {h}): y = M u + q with M =");
             for row in m.row_iter() {
                 let cells: Vec<String> = row.iter().map(|v| format!("{v:>12.6}")).collect();
                 println!("  [{} ]", cells.join(""));
             }
-            println!("  {}", classify(m));
+            println!("  {}", classify(&m));
         }
         Err(e) => println!("\nthe step at h = {h} is not defined: {e}"),
     }

@@ -41,6 +41,18 @@ fn parse_assignment(s: &str) -> Result<(String, f64), String> {
     Ok((name.trim().to_string(), v))
 }
 
+/// Parses a `NAME=INTEGER` size override (`--define N=1000`).
+fn parse_define(s: &str) -> Result<(String, i64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}' is not NAME=INTEGER"))?;
+    let v: i64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{value}' is not an integer"))?;
+    Ok((name.trim().to_string(), v))
+}
+
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();

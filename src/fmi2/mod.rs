@@ -84,11 +84,13 @@ pub struct Instance {
 impl Instance {
     /// A new instance in the `Instantiated` phase with the model's start values.
     pub fn new(model: Model, guid: impl Into<String>) -> Self {
-        let (nx, nu, nw) = (model.nx(), model.nu(), model.nw());
+        let nu = model.nu();
+        let lcs = Lcs::new(&model);
+        let stepper = Stepper::new(&model, &lcs);
         let mut inst = Instance {
             kinds: variables::kinds(&model),
-            lcs: Lcs::new(&model),
-            stepper: Stepper::new(nx, nu, nw, model.scheme.theta),
+            lcs,
+            stepper,
             guid: guid.into(),
             phase: Phase::Instantiated,
             time: 0.0,
@@ -201,7 +203,7 @@ impl Instance {
             .consistent_multipliers(&self.lcs, &self.states, &self.inputs)
         {
             Ok(_) => {
-                self.pairs.copy_from_slice(&self.stepper.u_next);
+                self.pairs.copy_from_slice(self.stepper.multipliers());
                 Ok(())
             }
             Err(e) => {

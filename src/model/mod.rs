@@ -8,14 +8,20 @@
 //! and the GUID are all produced from a `Model`, so none of them is kept in sync by
 //! hand.
 //!
-//! The internal form is a first-order linear complementarity system
-//! (see [`System`]); front ends (today the matrix form of the file; later
-//! mechanical models and block libraries) lower into it.
+//! Two forms share everything but the dynamics: a first-order linear
+//! complementarity system (see [`System`]), and a mechanical system (see
+//! [`Mechanics`]) whose states are positions and velocities and whose pairs are
+//! contact reactions. Files may repeat entries over an index (`for = "i in 1:N"`)
+//! with sizes fixed when the model is built ([`template`]).
 
 pub mod affine;
 pub mod expr;
 #[cfg(feature = "tool")]
+mod mechanical;
+#[cfg(feature = "tool")]
 pub mod raw;
+#[cfg(feature = "tool")]
+pub mod template;
 #[cfg(feature = "tool")]
 pub mod validate;
 
@@ -83,6 +89,23 @@ pub struct System {
     pub g: ExprMatrix,
 }
 
+impl System {
+    /// The empty system of a mechanical model.
+    pub fn empty() -> Self {
+        let z = || ExprMatrix::zeros(0, 0);
+        System {
+            a: z(),
+            b: z(),
+            e: z(),
+            f: z(),
+            c: z(),
+            d: z(),
+            fw: z(),
+            g: z(),
+        }
+    }
+}
+
 /// A named output `z = Hx x + Hu u + Hw w + h`, linear with parameter coefficients.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Output {
@@ -97,13 +120,86 @@ pub struct Output {
     pub inputs: Vec<(usize, Expr)>,
 }
 
+/// Which time-stepping scheme an FMU runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Method {
+    /// Theta-method on a first-order system, complementarity at the step's end.
+    Theta,
+    /// Mechanical, position level: explicit forces, `x⁺ = x + h v⁺`, the gaps at
+    /// the step's end complementary to contact forces (impacts are plastic).
+    SemiExplicit,
+    /// Mechanical, velocity level (Moreau–Jean): theta-method on the smooth part,
+    /// Newton's impact law on the contacts predicted to close, percussions.
+    MoreauJean,
+}
+
+impl Method {
+    /// The name used in model files.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Method::Theta => "theta",
+            Method::SemiExplicit => "semi-explicit",
+            Method::MoreauJean => "moreau-jean",
+        }
+    }
+}
+
 /// Time discretization: theta-method on the smooth part, complementarity implicit.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scheme {
-    /// 1 is backward Euler, 0.5 the trapezoidal rule.
+    pub method: Method,
+    /// 1 is backward Euler, 0.5 the trapezoidal rule (unused by `SemiExplicit`).
     pub theta: f64,
     /// Longest internal step; a communication step is split into equal sub-steps.
     pub max_step: Option<f64>,
+}
+
+/// A mechanical system `M v' = Fq q + Fv v + F w + f + G^T λ + T^T λ_t`, `q' = v`
+/// (stiffness `K = -Fq`, damping `C = -Fv`),
+/// with `dof` coordinates `q` (the first `dof` states) and their velocities `v`
+/// (the next `dof`). Each contact has a gap `g = G q + g0 >= 0` complementary to
+/// its normal reaction (the contact's pair); a frictional contact adds three pairs
+/// (positive and negative friction, and the slip speed) after its normal pair.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mechanics {
+    pub dof: usize,
+    /// `M`, symmetric positive definite (`dof x dof`).
+    pub mass: ExprMatrix,
+    /// `Fq` (`dof x dof`): the force's dependence on positions.
+    pub position_force: ExprMatrix,
+    /// `Fv` (`dof x dof`): the force's dependence on velocities.
+    pub velocity_force: ExprMatrix,
+    /// `f` (`dof x 1`), constant forces.
+    pub force: ExprMatrix,
+    /// `F` (`dof x nw`), forces from inputs.
+    pub input_force: ExprMatrix,
+    /// `G` (`contacts x dof`) and `g0` (`contacts x 1`).
+    pub gap: ExprMatrix,
+    pub gap0: ExprMatrix,
+    pub contacts: Vec<Contact>,
+}
+
+/// One unilateral contact.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Contact {
+    /// Index of its normal pair; friction pairs follow it.
+    pub pair: usize,
+    /// Newton's restitution coefficient, in [0, 1] (used by Moreau–Jean).
+    pub restitution: Expr,
+    pub friction: Option<Friction>,
+}
+
+/// Coulomb friction along one tangential direction: the slip velocity is
+/// `T v + Tw w + t0`, the friction force `T^T (λ+ - λ-)` with
+/// `λ+ + λ- <= mu λ_n`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Friction {
+    pub mu: Expr,
+    /// `(coordinate, coefficient)`: the row of `T`.
+    pub slip: Vec<(usize, Expr)>,
+    /// `(input, coefficient)`: the row of `Tw`.
+    pub slip_inputs: Vec<(usize, Expr)>,
+    pub slip0: Expr,
 }
 
 /// The default experiment written to `modelDescription.xml` and used by `simulate`.
@@ -125,7 +221,9 @@ pub struct Model {
     pub states: Vec<Variable>,
     pub pairs: Vec<Pair>,
     pub outputs: Vec<Output>,
+    /// The first-order form; empty (0 x 0) for mechanical models.
     pub system: System,
+    pub mechanics: Option<Mechanics>,
     pub scheme: Scheme,
     pub experiment: Experiment,
 }
@@ -166,8 +264,9 @@ impl Model {
 
     fn check_consistency(&self) -> Result<(), String> {
         let (nx, nu, nw, np) = (self.nx(), self.nu(), self.nw(), self.np());
+        let ok_expr = |e: &Expr| e.is_well_formed(np);
         let s = &self.system;
-        let shapes = [
+        let mut shapes = vec![
             ("A", &s.a, nx, nx),
             ("B", &s.b, nx, nu),
             ("E", &s.e, nx, nw),
@@ -177,7 +276,46 @@ impl Model {
             ("F", &s.fw, nu, nw),
             ("g", &s.g, nu, 1),
         ];
-        let ok_expr = |e: &Expr| e.is_well_formed(np);
+        if let Some(m) = &self.mechanics {
+            let (n, nc) = (m.dof, m.contacts.len());
+            if 2 * n != nx || (self.scheme.method == Method::Theta) {
+                return Err("embedded model: mechanical sizes are inconsistent".into());
+            }
+            // A mechanical model keeps its first-order matrices empty.
+            for shape in &mut shapes {
+                shape.2 = 0;
+                shape.3 = 0;
+            }
+            shapes.extend([
+                ("M", &m.mass, n, n),
+                ("Fq", &m.position_force, n, n),
+                ("Fv", &m.velocity_force, n, n),
+                ("f", &m.force, n, 1),
+                ("F", &m.input_force, n, nw),
+                ("G", &m.gap, nc, n),
+                ("g0", &m.gap0, nc, 1),
+            ]);
+            let mut next = 0;
+            for c in &m.contacts {
+                let width = if c.friction.is_some() { 4 } else { 1 };
+                let friction_ok = c.friction.as_ref().is_none_or(|f| {
+                    ok_expr(&f.mu)
+                        && ok_expr(&f.slip0)
+                        && f.slip.iter().all(|(j, e)| *j < n && ok_expr(e))
+                        && f.slip_inputs.iter().all(|(j, e)| *j < nw && ok_expr(e))
+                });
+                if c.pair != next || c.pair + width > nu || !ok_expr(&c.restitution) || !friction_ok
+                {
+                    return Err("embedded model: contacts are inconsistent".into());
+                }
+                next += width;
+            }
+            if next != nu {
+                return Err("embedded model: contacts are inconsistent".into());
+            }
+        } else if self.scheme.method != Method::Theta {
+            return Err("embedded model: a first-order model needs the theta scheme".into());
+        }
         for (name, m, r, c) in shapes {
             if m.rows != r
                 || m.cols != c

@@ -35,6 +35,12 @@ pub struct RawModel {
     pub outputs: Vec<RawOutput>,
     #[serde(default)]
     pub system: RawSystem,
+    #[serde(default)]
+    pub coordinates: Vec<RawCoordinate>,
+    #[serde(default)]
+    pub contacts: Vec<RawContact>,
+    #[serde(default)]
+    pub mechanics: Option<RawMechanics>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -56,6 +62,7 @@ pub struct RawExperiment {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScheme {
+    pub method: Option<String>,
     pub theta: Option<f64>,
     pub max_step: Option<f64>,
 }
@@ -127,10 +134,76 @@ pub struct RawSystem {
     pub g: Option<Vec<Value>>,
 }
 
-/// Parses the TOML text; the error names the offending key path and the position.
-pub fn parse(text: &str) -> Result<RawModel, (String, String)> {
-    let de = toml::Deserializer::new(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+/// A generalized coordinate `q` and its velocity `v` (mechanical models).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCoordinate {
+    pub name: String,
+    pub velocity: String,
+    pub start: Option<Value>,
+    pub velocity_start: Option<Value>,
+    /// Diagonal entry of the mass matrix (or give `mechanics.M`).
+    pub mass: Option<Value>,
+    /// Applied force: linear in coordinates, velocities and inputs.
+    pub force: Option<Value>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub unit: String,
+    pub velocity_unit: Option<String>,
+}
+
+/// A unilateral contact (mechanical models).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawContact {
+    pub name: String,
+    /// Linear in coordinates: must stay `>= 0`.
+    pub gap: Value,
+    pub restitution: Option<Value>,
+    /// Coulomb coefficient; needs `slip`.
+    pub friction: Option<Value>,
+    /// Tangential relative velocity: linear in velocities and inputs.
+    pub slip: Option<Value>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub unit: String,
+}
+
+/// Matrices of a mechanical model that are not given per coordinate.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMechanics {
+    #[serde(rename = "M")]
+    pub m: Option<Vec<Vec<Value>>>,
+}
+
+/// Parses the TOML text, expanding `[defines]`, `for` and `{...}` (see
+/// [`super::template`]) with `defines` overriding the file's values. The error
+/// names the offending key path (and the position, for files without those).
+pub fn parse(text: &str, defines: &[(String, i64)]) -> Result<RawModel, (String, String)> {
+    let doc: Result<toml::Table, _> = text.parse();
+    match doc {
+        Ok(mut doc) if super::template::needed(&doc) => {
+            super::template::expand(&mut doc, defines)?;
+            report(serde_path_to_error::deserialize(toml::Value::Table(doc)))
+        }
+        _ if !defines.is_empty() => Err((
+            "defines".into(),
+            format!("--define {}: the file declares no [defines]", defines[0].0),
+        )),
+        // Also the path for syntax errors: its messages carry line and column.
+        _ => report(serde_path_to_error::deserialize(toml::Deserializer::new(
+            text,
+        ))),
+    }
+}
+
+fn report<E: std::fmt::Display>(
+    r: Result<RawModel, serde_path_to_error::Error<E>>,
+) -> Result<RawModel, (String, String)> {
+    r.map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let field = if path == "." || path.is_empty() {

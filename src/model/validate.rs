@@ -11,7 +11,10 @@
 use super::affine::{self, Symbol};
 use super::expr::{self, Expr, Node};
 use super::raw::{self, RawModel, Value};
-use super::{Experiment, ExprMatrix, Model, Output, Pair, Parameter, Scheme, System, Variable};
+use super::{
+    Experiment, ExprMatrix, Method, Model, Output, Pair, Parameter, Scheme, System, Variable,
+};
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -40,17 +43,31 @@ impl std::error::Error for ModelError {}
 
 /// Reads and validates a model file.
 pub fn load(path: &Path) -> Result<Model, ModelError> {
+    load_with_defines(path, &[])
+}
+
+/// Reads and validates a model file, overriding some of its `[defines]`.
+pub fn load_with_defines(path: &Path, defines: &[(String, i64)]) -> Result<Model, ModelError> {
     let text = std::fs::read_to_string(path).map_err(|e| ModelError {
         file: path.to_path_buf(),
         field: "(file)".into(),
         message: format!("cannot read: {e}"),
     })?;
-    from_str(&text, path)
+    from_str_with_defines(&text, path, defines)
 }
 
 /// Validates model text; `path` is only used in messages.
 pub fn from_str(text: &str, path: &Path) -> Result<Model, ModelError> {
-    let raw = raw::parse(text).map_err(|(field, message)| ModelError {
+    from_str_with_defines(text, path, &[])
+}
+
+/// [`from_str`] with `[defines]` overridden.
+pub fn from_str_with_defines(
+    text: &str,
+    path: &Path,
+    defines: &[(String, i64)],
+) -> Result<Model, ModelError> {
+    let raw = raw::parse(text, defines).map_err(|(field, message)| ModelError {
         file: path.into(),
         field,
         message,
@@ -64,14 +81,38 @@ const RESERVED: &[&str] = &[
     "time", "pi", "inf", "sqrt", "exp", "log", "sin", "cos", "tan", "abs",
 ];
 
-struct Validator<'a> {
+pub(super) struct Validator<'a> {
     file: &'a Path,
 }
 
-type Res<T> = Result<T, ModelError>;
+pub(super) type Res<T> = Result<T, ModelError>;
+
+/// Every declared name and where, so a second declaration can point at the first.
+/// A map, not a list: a chain of 10,000 bodies declares 40,000 names.
+#[derive(Default)]
+pub(super) struct Names {
+    seen: HashMap<String, String>,
+}
+
+impl Names {
+    pub(super) fn declare(&mut self, v: &Validator, field: String, name: &str) -> Res<()> {
+        let field = format!("{field}.name");
+        self.declare_at(v, field, name)
+    }
+
+    /// Declares `name` found at exactly `field`.
+    pub(super) fn declare_at(&mut self, v: &Validator, field: String, name: &str) -> Res<()> {
+        v.identifier(&field, name)?;
+        if let Some(other) = self.seen.get(name) {
+            return v.fail(field, format!("'{name}' is already declared at {other}"));
+        }
+        self.seen.insert(name.to_string(), field);
+        Ok(())
+    }
+}
 
 impl Validator<'_> {
-    fn fail<T>(&self, field: impl Into<String>, message: impl Into<String>) -> Res<T> {
+    pub(super) fn fail<T>(&self, field: impl Into<String>, message: impl Into<String>) -> Res<T> {
         Err(ModelError {
             file: self.file.into(),
             field: field.into(),
@@ -81,23 +122,15 @@ impl Validator<'_> {
 
     fn model(&self, raw: RawModel) -> Res<Model> {
         self.identifier("model.name", &raw.model.name)?;
-        let mut names: Vec<(String, String)> = Vec::new();
-        let mut declare = |v: &Self, field: String, name: &str| -> Res<()> {
-            v.identifier(&format!("{field}.name"), name)?;
-            if let Some((other, _)) = names.iter().find(|(_, n)| n == name) {
-                return v.fail(
-                    format!("{field}.name"),
-                    format!("'{name}' is already declared at {other}"),
-                );
-            }
-            names.push((format!("{field}.name"), name.to_string()));
-            Ok(())
-        };
-
+        let mechanical = !raw.coordinates.is_empty() || !raw.contacts.is_empty();
+        if mechanical {
+            self.first_order_absent(&raw)?;
+        }
+        let mut names = Names::default();
         let mut parameters = Vec::new();
         for (i, p) in raw.parameters.into_iter().enumerate() {
             let field = format!("parameters[{i}]");
-            declare(self, field.clone(), &p.name)?;
+            names.declare(self, field.clone(), &p.name)?;
             self.finite(&format!("{field}.value"), p.value)?;
             parameters.push(Parameter {
                 name: p.name,
@@ -106,38 +139,133 @@ impl Validator<'_> {
                 unit: p.unit,
             });
         }
-        let mut variables = |list: Vec<raw::RawVariable>, kind: &str| -> Res<Vec<Variable>> {
-            let mut out = Vec::new();
-            for (i, v) in list.into_iter().enumerate() {
-                let field = format!("{kind}[{i}]");
-                declare(self, field.clone(), &v.name)?;
-                self.finite(&format!("{field}.start"), v.start)?;
-                out.push(Variable {
-                    name: v.name,
-                    start: v.start,
-                    description: v.description,
-                    unit: v.unit,
-                });
-            }
-            Ok(out)
-        };
-        let inputs = variables(raw.inputs, "inputs")?;
-        let states = variables(raw.states, "states")?;
+        let inputs = self.variables(raw.inputs, "inputs", &mut names)?;
         let defaults: Vec<f64> = parameters.iter().map(|p| p.value).collect();
-        let param_index = |n: &str| parameters.iter().position(|p| p.name == n);
+        let param_map: HashMap<&str, usize> = parameters
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.as_str(), i))
+            .collect();
+        let param_index = |n: &str| param_map.get(n).copied();
+        let ctx = MatrixContext {
+            param: &param_index,
+            defaults: &defaults,
+        };
 
+        let (states, pairs, system, mechanics) = if mechanical {
+            let (states, pairs, mech) = self.mechanics(
+                raw.coordinates,
+                raw.contacts,
+                raw.mechanics,
+                &inputs,
+                &mut names,
+                &ctx,
+            )?;
+            (states, pairs, System::empty(), Some(mech))
+        } else {
+            if raw.mechanics.is_some() {
+                return self.fail(
+                    "mechanics",
+                    "only mechanical models (with [[coordinates]]) have a [mechanics] table",
+                );
+            }
+            let states = self.variables(raw.states, "states", &mut names)?;
+            let pairs = self.pairs(&raw.complementarity, &mut names, &ctx)?;
+            if states.is_empty() && pairs.is_empty() {
+                return self.fail(
+                    "(file)",
+                    "the model declares no states and no complementarity pairs",
+                );
+            }
+            let system = self.system(raw.system, &states, &pairs, &inputs, &ctx)?;
+            (states, pairs, system, None)
+        };
+        for (i, o) in raw.outputs.iter().enumerate() {
+            names.declare(self, format!("outputs[{i}]"), &o.name)?;
+        }
+
+        let (nx, nu) = (states.len(), pairs.len());
+        let mut symbols: HashMap<&str, Symbol> = HashMap::new();
+        for (i, v) in states.iter().enumerate() {
+            symbols.insert(&v.name, Symbol::Var(i));
+        }
+        for (j, p) in pairs.iter().enumerate() {
+            symbols.insert(&p.name, Symbol::Var(nx + j));
+        }
+        for (j, w) in inputs.iter().enumerate() {
+            symbols.insert(&w.name, Symbol::Var(nx + nu + j));
+        }
+        for (i, p) in parameters.iter().enumerate() {
+            symbols.insert(&p.name, Symbol::Param(i));
+        }
+        let lookup = |n: &str| symbols.get(n).copied();
+        let mut outputs = Vec::new();
+        for (i, o) in raw.outputs.into_iter().enumerate() {
+            outputs.push(self.output(
+                &format!("outputs[{i}].value"),
+                o,
+                &lookup,
+                &ctx,
+                (nx, nu),
+            )?);
+        }
+
+        let experiment = self.experiment(raw.experiment)?;
+        let scheme = self.scheme(raw.scheme, mechanical)?;
+        Ok(Model {
+            name: raw.model.name,
+            description: raw.model.description,
+            parameters,
+            inputs,
+            states,
+            pairs,
+            outputs,
+            system,
+            mechanics,
+            scheme,
+            experiment,
+        })
+    }
+
+    fn variables(
+        &self,
+        list: Vec<raw::RawVariable>,
+        kind: &str,
+        names: &mut Names,
+    ) -> Res<Vec<Variable>> {
+        let mut out = Vec::new();
+        for (i, v) in list.into_iter().enumerate() {
+            let field = format!("{kind}[{i}]");
+            names.declare(self, field.clone(), &v.name)?;
+            self.finite(&format!("{field}.start"), v.start)?;
+            out.push(Variable {
+                name: v.name,
+                start: v.start,
+                description: v.description,
+                unit: v.unit,
+            });
+        }
+        Ok(out)
+    }
+
+    fn pairs(
+        &self,
+        list: &[raw::RawPair],
+        names: &mut Names,
+        ctx: &MatrixContext,
+    ) -> Res<Vec<Pair>> {
         let mut pairs = Vec::new();
-        for (i, p) in raw.complementarity.iter().enumerate() {
+        for (i, p) in list.iter().enumerate() {
             let field = format!("complementarity[{i}]");
-            declare(self, field.clone(), &p.name)?;
-            let lo = self.bound(&format!("{field}.lo"), p.lo.as_ref(), 0.0, &param_index)?;
+            names.declare(self, field.clone(), &p.name)?;
+            let lo = self.bound(&format!("{field}.lo"), p.lo.as_ref(), 0.0, ctx.param)?;
             let hi = self.bound(
                 &format!("{field}.hi"),
                 p.hi.as_ref(),
                 f64::INFINITY,
-                &param_index,
+                ctx.param,
             )?;
-            let (l, h) = (lo.eval(&defaults), hi.eval(&defaults));
+            let (l, h) = (lo.eval(ctx.defaults), hi.eval(ctx.defaults));
             if l.is_nan() || h.is_nan() || l > h || l == f64::INFINITY || h == f64::NEG_INFINITY {
                 return self.fail(
                     field,
@@ -152,77 +280,61 @@ impl Validator<'_> {
                 unit: p.unit.clone(),
             });
         }
-        for (i, o) in raw.outputs.iter().enumerate() {
-            declare(self, format!("outputs[{i}]"), &o.name)?;
-        }
-        if states.is_empty() && pairs.is_empty() {
-            return self.fail(
-                "(file)",
-                "the model declares no states and no complementarity pairs",
-            );
-        }
+        Ok(pairs)
+    }
 
-        let (nx, nu, nw) = (states.len(), pairs.len(), inputs.len());
+    fn system(
+        &self,
+        s: raw::RawSystem,
+        states: &[Variable],
+        pairs: &[Pair],
+        inputs: &[Variable],
+        ctx: &MatrixContext,
+    ) -> Res<System> {
         let rows_x: Vec<String> = states.iter().map(|s| format!("der({})", s.name)).collect();
         let rows_u: Vec<String> = pairs.iter().map(|p| format!("y of {}", p.name)).collect();
         let cols_x: Vec<&str> = states.iter().map(|s| s.name.as_str()).collect();
         let cols_u: Vec<&str> = pairs.iter().map(|p| p.name.as_str()).collect();
         let cols_w: Vec<&str> = inputs.iter().map(|w| w.name.as_str()).collect();
-        let ctx = MatrixContext {
-            param: &param_index,
-            defaults: &defaults,
-        };
-        let s = raw.system;
-        let system = System {
-            a: self.matrix("system.A", s.a, &rows_x, &cols_x, &ctx)?,
-            b: self.matrix("system.B", s.b, &rows_x, &cols_u, &ctx)?,
-            e: self.matrix("system.E", s.e, &rows_x, &cols_w, &ctx)?,
-            f: self.vector("system.f", s.f, &rows_x, &ctx)?,
-            c: self.matrix("system.C", s.c, &rows_u, &cols_x, &ctx)?,
-            d: self.matrix("system.D", s.d, &rows_u, &cols_u, &ctx)?,
-            fw: self.matrix("system.F", s.fw, &rows_u, &cols_w, &ctx)?,
-            g: self.vector("system.g", s.g, &rows_u, &ctx)?,
-        };
-        debug_assert_eq!((system.a.rows, system.b.cols, system.e.cols), (nx, nu, nw));
-
-        let lookup = |n: &str| -> Option<Symbol> {
-            if let Some(i) = param_index(n) {
-                return Some(Symbol::Param(i));
-            }
-            let find = |list: &[&str]| list.iter().position(|k| *k == n);
-            find(&cols_x)
-                .map(Symbol::Var)
-                .or_else(|| find(&cols_u).map(|j| Symbol::Var(nx + j)))
-                .or_else(|| find(&cols_w).map(|j| Symbol::Var(nx + nu + j)))
-        };
-        let mut outputs = Vec::new();
-        for (i, o) in raw.outputs.into_iter().enumerate() {
-            outputs.push(self.output(
-                &format!("outputs[{i}].value"),
-                o,
-                &lookup,
-                &ctx,
-                (nx, nu),
-            )?);
-        }
-
-        let experiment = self.experiment(raw.experiment)?;
-        let scheme = self.scheme(raw.scheme)?;
-        Ok(Model {
-            name: raw.model.name,
-            description: raw.model.description,
-            parameters,
-            inputs,
-            states,
-            pairs,
-            outputs,
-            system,
-            scheme,
-            experiment,
+        Ok(System {
+            a: self.matrix("system.A", s.a, &rows_x, &cols_x, ctx)?,
+            b: self.matrix("system.B", s.b, &rows_x, &cols_u, ctx)?,
+            e: self.matrix("system.E", s.e, &rows_x, &cols_w, ctx)?,
+            f: self.vector("system.f", s.f, &rows_x, ctx)?,
+            c: self.matrix("system.C", s.c, &rows_u, &cols_x, ctx)?,
+            d: self.matrix("system.D", s.d, &rows_u, &cols_u, ctx)?,
+            fw: self.matrix("system.F", s.fw, &rows_u, &cols_w, ctx)?,
+            g: self.vector("system.g", s.g, &rows_u, ctx)?,
         })
     }
 
-    fn identifier(&self, field: &str, name: &str) -> Res<()> {
+    /// A mechanical model states its dynamics with coordinates and contacts only.
+    fn first_order_absent(&self, raw: &RawModel) -> Res<()> {
+        let s = &raw.system;
+        let system_given = [&s.a, &s.b, &s.e, &s.c, &s.d, &s.fw]
+            .iter()
+            .any(|m| m.is_some())
+            || s.f.is_some()
+            || s.g.is_some();
+        let clash = if !raw.states.is_empty() {
+            Some("states")
+        } else if !raw.complementarity.is_empty() {
+            Some("complementarity")
+        } else if system_given {
+            Some("system")
+        } else {
+            None
+        };
+        match clash {
+            Some(field) => self.fail(
+                field,
+                "a mechanical model (one with [[coordinates]] or [[contacts]]) takes its states from the coordinates and its pairs from the contacts; remove this section",
+            ),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn identifier(&self, field: &str, name: &str) -> Res<()> {
         let mut chars = name.chars();
         let first_ok = chars
             .next()
@@ -236,14 +348,14 @@ impl Validator<'_> {
         Ok(())
     }
 
-    fn finite(&self, field: &str, v: f64) -> Res<()> {
+    pub(super) fn finite(&self, field: &str, v: f64) -> Res<()> {
         if !v.is_finite() {
             return self.fail(field, format!("{v} is not a finite number"));
         }
         Ok(())
     }
 
-    fn parameter_expr(
+    pub(super) fn parameter_expr(
         &self,
         field: &str,
         text: &str,
@@ -267,7 +379,7 @@ impl Validator<'_> {
         })
     }
 
-    fn expr_error(&self, field: &str, text: &str, e: expr::ExprError) -> ModelError {
+    pub(super) fn expr_error(&self, field: &str, text: &str, e: expr::ExprError) -> ModelError {
         ModelError {
             file: self.file.into(),
             field: field.into(),
@@ -290,7 +402,7 @@ impl Validator<'_> {
         }
     }
 
-    fn entry(&self, field: &str, v: &Value, ctx: &MatrixContext) -> Res<Expr> {
+    pub(super) fn entry(&self, field: &str, v: &Value, ctx: &MatrixContext) -> Res<Expr> {
         let e = match v {
             Value::Number(x) => Expr::constant(*x),
             Value::Text(t) => self.parameter_expr(field, t, ctx.param)?,
@@ -307,7 +419,7 @@ impl Validator<'_> {
         Ok(e)
     }
 
-    fn matrix(
+    pub(super) fn matrix(
         &self,
         field: &str,
         rows: Option<Vec<Vec<Value>>>,
@@ -389,8 +501,45 @@ impl Validator<'_> {
         ctx: &MatrixContext,
         (nx, nu): (usize, usize),
     ) -> Res<Output> {
-        let text = o.value.as_str();
-        let err = |e| self.expr_error(field, text, e);
+        let (constant, terms) = self.linear_form(field, &o.value, lookup, ctx, "")?;
+        let mut out = Output {
+            name: o.name,
+            description: o.description,
+            unit: o.unit,
+            definition: o.value,
+            constant,
+            states: vec![],
+            pairs: vec![],
+            inputs: vec![],
+        };
+        for (j, c) in terms {
+            match j {
+                j if j < nx => out.states.push((j, c)),
+                j if j < nx + nu => out.pairs.push((j - nx, c)),
+                j => out.inputs.push((j - nx - nu, c)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Compiles `text`, linear in the variables `lookup` knows, into its constant
+    /// and its nonzero `(variable, coefficient)` terms, each coefficient finite at
+    /// the default parameters. `hint` is appended to unknown-name messages.
+    pub(super) fn linear_form(
+        &self,
+        field: &str,
+        text: &str,
+        lookup: &dyn Fn(&str) -> Option<Symbol>,
+        ctx: &MatrixContext,
+        hint: &str,
+    ) -> Res<(Expr, Vec<(usize, Expr)>)> {
+        let err = |e: expr::ExprError| {
+            let mut e = e;
+            if e.message.starts_with("unknown name") {
+                e.message.push_str(hint);
+            }
+            self.expr_error(field, text, e)
+        };
         let node = expr::parse(text).map_err(err)?;
         let form = affine::affine(&node, lookup).map_err(err)?;
         let compile = |n: &Node| -> Res<Expr> {
@@ -406,28 +555,15 @@ impl Validator<'_> {
             }
             Ok(e)
         };
-        let mut out = Output {
-            name: o.name,
-            description: o.description,
-            unit: o.unit,
-            definition: o.value.clone(),
-            constant: compile(&form.constant)?,
-            states: vec![],
-            pairs: vec![],
-            inputs: vec![],
-        };
+        let constant = compile(&form.constant)?;
+        let mut terms = Vec::with_capacity(form.terms.len());
         for (j, c) in &form.terms {
             let c = compile(c)?;
-            if c.is_zero() {
-                continue;
-            }
-            match *j {
-                j if j < nx => out.states.push((j, c)),
-                j if j < nx + nu => out.pairs.push((j - nx, c)),
-                j => out.inputs.push((j - nx - nu, c)),
+            if !c.is_zero() {
+                terms.push((*j, c));
             }
         }
-        Ok(out)
+        Ok((constant, terms))
     }
 
     fn experiment(&self, e: Option<raw::RawExperiment>) -> Res<Experiment> {
@@ -456,8 +592,46 @@ impl Validator<'_> {
         Ok(Experiment { start, stop, step })
     }
 
-    fn scheme(&self, s: Option<raw::RawScheme>) -> Res<Scheme> {
-        let (theta, max_step) = s.map_or((1.0, None), |s| (s.theta.unwrap_or(1.0), s.max_step));
+    fn scheme(&self, s: Option<raw::RawScheme>, mechanical: bool) -> Res<Scheme> {
+        let (method, theta, max_step) =
+            s.map_or((None, None, None), |s| (s.method, s.theta, s.max_step));
+        let method = match (method.as_deref(), mechanical) {
+            (None, false) | (Some("theta"), false) => Method::Theta,
+            (None, true) | (Some("moreau-jean"), true) => Method::MoreauJean,
+            (Some("semi-explicit"), true) => Method::SemiExplicit,
+            (Some(m @ ("semi-explicit" | "moreau-jean")), false) => {
+                return self.fail(
+                    "scheme.method",
+                    format!("'{m}' needs a mechanical model (with [[coordinates]]); first-order models use 'theta'"),
+                )
+            }
+            (Some("theta"), true) => {
+                return self.fail(
+                    "scheme.method",
+                    "a mechanical model uses 'moreau-jean' or 'semi-explicit'",
+                )
+            }
+            (Some(m), _) => {
+                return self.fail(
+                    "scheme.method",
+                    format!("unknown method '{m}' (expected theta, semi-explicit or moreau-jean)"),
+                )
+            }
+        };
+        // Moreau–Jean's smooth part defaults to the trapezoidal rule, which keeps
+        // the energy of an undamped oscillator; the first-order default stays
+        // backward Euler.
+        if method == Method::SemiExplicit && theta.is_some() {
+            return self.fail(
+                "scheme.theta",
+                "the semi-explicit scheme has no theta (its forces are explicit, its positions use the new velocity)",
+            );
+        }
+        let theta = theta.unwrap_or(if method == Method::MoreauJean {
+            0.5
+        } else {
+            1.0
+        });
         if !(0.5..=1.0).contains(&theta) {
             return self.fail(
                 "scheme.theta",
@@ -472,11 +646,16 @@ impl Validator<'_> {
                 );
             }
         }
-        Ok(Scheme { theta, max_step })
+        Ok(Scheme {
+            method,
+            theta,
+            max_step,
+        })
     }
 }
 
-struct MatrixContext<'a> {
-    param: &'a dyn Fn(&str) -> Option<usize>,
-    defaults: &'a [f64],
+/// How entries are compiled: parameter names and their default values.
+pub(super) struct MatrixContext<'a> {
+    pub(super) param: &'a dyn Fn(&str) -> Option<usize>,
+    pub(super) defaults: &'a [f64],
 }

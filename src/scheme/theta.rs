@@ -1,4 +1,4 @@
-//! Time-stepping: one theta-method step of an LCS is one box LCP.
+//! The theta-method on a first-order LCS: one step is one box LCP.
 //!
 //! With inputs held at `w` over the step and the complementarity implicit at the
 //! end of the step,
@@ -13,72 +13,16 @@
 //! result into the stepper's own buffers; the caller commits it only when the LCP
 //! was solved, so a failed step leaves the caller's state untouched.
 
+use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
 use crate::linalg::{gemv_acc, Lu, Rows};
 use nalgebra::{DMatrix, DVector};
 
-/// Relative difference below which two step sizes are treated as one (see
-/// [`Stepper::step`]); far below any accuracy a time-stepping scheme offers, far
-/// above the rounding of communication points (about 2e-16 per step taken).
-pub const SAME_STEP: f64 = 1e-9;
-
-/// Why a step could not be taken.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum StepError {
-    /// `I - hθA` is singular for this step size.
-    SingularIteration { h: f64 },
-    /// The step's LCP was not solved; the report says how it failed.
-    Lcp(lcp::Info),
-    /// The new state or multipliers are not finite (an overflow).
-    NotFinite,
-}
-
-impl std::fmt::Display for StepError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StepError::NotFinite => write!(f, "the new state is not finite"),
-            StepError::SingularIteration { h } => {
-                write!(f, "I - h*theta*A is singular for h = {h:e}")
-            }
-            StepError::Lcp(info) => write!(
-                f,
-                "LCP not solved: status {:?} (method {:?}, residual {:e}, {} iterations)",
-                info.status, info.method, info.residual, info.iterations
-            ),
-        }
-    }
-}
-
-/// Replaces subnormal numbers by zero and tells whether all are finite.
-///
-/// A state decaying towards zero (every stable equilibrium) otherwise ends up in
-/// the subnormal range, where `x / (1 + h)` can round back to the same subnormal
-/// for ever and every operation on it costs a hundred cycles (measured: a decay
-/// model went from 43 to 130 ns per step). The change is below 2.3e-308. The FMU
-/// cannot switch the processor's flush-to-zero mode instead: that setting belongs
-/// to the importing process.
-#[inline]
-fn tidy(v: &mut [f64]) -> bool {
-    let mut finite = true;
-    for x in v {
-        // Also turns -0.0 into 0.0, which nobody wants to see in a result.
-        if x.abs() < f64::MIN_POSITIVE {
-            *x = 0.0;
-        }
-        finite &= x.is_finite();
-    }
-    finite
-}
-
 /// Per-instance time-stepping workspace.
-pub struct Stepper {
+pub struct ThetaStepper {
     theta: f64,
-    /// Step size the cached matrices belong to; NaN when nothing is cached.
-    h: f64,
-    /// Step size to rebuild the cache with when a step of nearly that size comes
-    /// (kept across invalidation so a restored FMU state repeats the original run).
-    h_hint: f64,
+    size: StepSize,
     lu: Lu,
     /// `W (I + h(1-θ)A)`. This and the next two are built in `prepare`, where `M`
     /// and the products below are formed from them; the step reads only the
@@ -107,7 +51,7 @@ pub struct Stepper {
     pub y_next: Vec<f64>,
 }
 
-impl Stepper {
+impl ThetaStepper {
     /// Buffers for an LCS with `nx` states, `nu` pairs and `nw` inputs.
     pub fn new(nx: usize, nu: usize, nw: usize, theta: f64) -> Self {
         let problem = Problem::boxed(
@@ -116,10 +60,9 @@ impl Stepper {
             DVector::zeros(nu),
             DVector::zeros(nu),
         );
-        Stepper {
+        ThetaStepper {
             theta,
-            h: f64::NAN,
-            h_hint: f64::NAN,
+            size: StepSize::new(),
             lu: Lu::new(nx),
             phi: DMatrix::zeros(nx, nx),
             gamma: DMatrix::zeros(nx, nu),
@@ -141,7 +84,7 @@ impl Stepper {
 
     /// Forgets the cached matrices; call after the LCS was assembled again.
     pub fn invalidate(&mut self) {
-        self.h = f64::NAN;
+        self.size.invalidate();
     }
 
     /// The LCP warm start, saved with FMU states so a restored run repeats exactly.
@@ -152,39 +95,19 @@ impl Stepper {
     /// Forgets the warm start (a new run begins).
     pub fn reset_active_set(&mut self) {
         self.solver.reset_active_set();
-        self.h_hint = f64::NAN;
+        self.size.forget();
     }
 
     /// The step size whose matrices are cached (NaN when none), for FMU states.
     pub fn cached_step(&self) -> f64 {
-        if self.h.is_nan() {
-            self.h_hint
-        } else {
-            self.h
-        }
+        self.size.cached()
     }
 
     /// Returns to a saved warm start and cached step size; the matrices are rebuilt
     /// on the next step from the same data, so they come out bit-identical.
     pub fn restore(&mut self, cached_step: f64, active_set: &[lcp::Bound]) {
-        self.invalidate();
-        self.h_hint = cached_step;
+        self.size.restore(cached_step);
         self.solver.set_active_set(active_set);
-    }
-
-    /// The step size to build matrices for: masters compute step sizes as
-    /// differences of communication points, which jitter in the last bits, and a
-    /// refactorization per step for a change of one ulp would cost more than the
-    /// step. Sizes within [`SAME_STEP`] (relative) share one factorization.
-    fn step_key(&self, h: f64) -> f64 {
-        let close = |c: f64| (h - c).abs() <= SAME_STEP * c;
-        if close(self.h) {
-            self.h
-        } else if close(self.h_hint) {
-            self.h_hint
-        } else {
-            h
-        }
     }
 
     /// Recomputes everything that depends on h.
@@ -197,7 +120,7 @@ impl Stepper {
             self.phi[(i, i)] += 1.0;
         }
         if !self.lu.factor(&self.phi) {
-            self.h = f64::NAN;
+            self.size.invalidate();
             return Err(StepError::SingularIteration { h });
         }
         self.phi.copy_from(&lcs.a);
@@ -233,13 +156,12 @@ impl Stepper {
         self.step_q0.copy_from_slice(lcs.g.as_slice());
         gemv_acc(&mut self.step_q0, &lcs.c, self.fx.as_slice());
         self.solver.matrix_changed();
-        self.h = h;
-        self.h_hint = h;
+        self.size.set(h);
         Ok(())
     }
 
     /// One step of size `h` from state `x` with inputs `w`; the result is in
-    /// `x_next`, `u_next`, `y_next`. Step sizes within [`SAME_STEP`] of the cached
+    /// `x_next`, `u_next`, `y_next`. Step sizes within [`super::SAME_STEP`] of the cached
     /// one reuse its matrices.
     pub fn step(
         &mut self,
@@ -248,8 +170,8 @@ impl Stepper {
         w: &[f64],
         h: f64,
     ) -> Result<lcp::Info, StepError> {
-        let key = self.step_key(h);
-        if key.to_bits() != self.h.to_bits() {
+        let key = self.size.key(h);
+        if !self.size.holds(key) {
             self.prepare(lcs, key)?;
         }
         self.step_x
@@ -280,9 +202,9 @@ impl Stepper {
     }
 
     /// The LCP matrix `M = D + hCWB` of a step of size `h` (for inspection).
-    pub fn lcp_matrix(&mut self, lcs: &Lcs, h: f64) -> Result<&DMatrix<f64>, StepError> {
+    pub fn lcp_matrix(&mut self, lcs: &Lcs, h: f64) -> Result<DMatrix<f64>, StepError> {
         self.prepare(lcs, h)?;
-        Ok(&self.problem.m)
+        Ok(self.problem.m.clone())
     }
 
     /// The multipliers consistent with `x` and `w` at one instant (`h = 0`, `M = D`):
@@ -302,7 +224,7 @@ impl Stepper {
         gemv_acc(q, &lcs.c, x);
         gemv_acc(q, &lcs.fw, w);
         self.solver.matrix_changed();
-        self.h = f64::NAN;
+        self.size.invalidate();
         let info = self
             .solver
             .solve(&self.problem, &mut self.u_next, &mut self.y_next);

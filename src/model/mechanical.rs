@@ -1,0 +1,378 @@
+//! Second stage for mechanical models: coordinates, masses, forces and contacts
+//! lowered into [`Mechanics`].
+//!
+//! A coordinate declares its position and velocity names, start values, its
+//! mass (or the file gives the whole matrix `mechanics.M`) and its applied force
+//! as a linear form in coordinates, velocities and inputs; a contact declares
+//! its gap (linear in coordinates), restitution and optionally Coulomb friction
+//! with its slip velocity (linear in velocities and inputs). The states are the
+//! positions then the velocities; the pairs are, per contact, the normal
+//! reaction and, with friction, the two friction parts and the slip speed.
+//! Everything is checked at the default parameters, including that the mass
+//! matrix is symmetric positive definite.
+
+use super::affine::Symbol;
+use super::expr::{self, Expr};
+use super::raw::{RawContact, RawCoordinate, RawMechanics, Value};
+use super::validate::{MatrixContext, Names, Res, Validator};
+use super::{Contact, ExprMatrix, Friction, Mechanics, Pair, Variable};
+use crate::mechanics::{check_mass, DENSE_LIMIT};
+use std::collections::HashMap;
+
+/// Names of the pairs a frictional contact adds after its normal pair.
+pub const FRICTION_PAIRS: [(&str, &str); 3] = [
+    (
+        "_t_plus",
+        "friction part acting along +slip (while slipping backwards)",
+    ),
+    (
+        "_t_minus",
+        "friction part acting along -slip (while slipping forwards)",
+    ),
+    ("_slip", "slip speed |slip velocity|, zero while sticking"),
+];
+
+impl Validator<'_> {
+    pub(super) fn mechanics(
+        &self,
+        coords: Vec<RawCoordinate>,
+        contacts: Vec<RawContact>,
+        raw_m: Option<RawMechanics>,
+        inputs: &[Variable],
+        names: &mut Names,
+        ctx: &MatrixContext,
+    ) -> Res<(Vec<Variable>, Vec<Pair>, Mechanics)> {
+        let n = coords.len();
+        if n == 0 {
+            return self.fail(
+                "coordinates",
+                "a mechanical model needs at least one [[coordinates]] entry",
+            );
+        }
+        let mut positions = Vec::with_capacity(n);
+        let mut velocities = Vec::with_capacity(n);
+        for (i, c) in coords.iter().enumerate() {
+            let field = format!("coordinates[{i}]");
+            names.declare(self, field.clone(), &c.name)?;
+            names.declare_at(self, format!("{field}.velocity"), &c.velocity)?;
+            positions.push(Variable {
+                name: c.name.clone(),
+                start: self.constant(&format!("{field}.start"), c.start.as_ref())?,
+                description: c.description.clone(),
+                unit: c.unit.clone(),
+            });
+            let unit = match (&c.velocity_unit, c.unit.as_str()) {
+                (Some(u), _) => u.clone(),
+                (None, "") => String::new(),
+                (None, u) => format!("{u}/s"),
+            };
+            velocities.push(Variable {
+                name: c.velocity.clone(),
+                start: self.constant(
+                    &format!("{field}.velocity_start"),
+                    c.velocity_start.as_ref(),
+                )?,
+                description: format!("velocity of {}", c.name),
+                unit,
+            });
+        }
+
+        let mass = self.mass(&coords, raw_m, &positions, ctx)?;
+        let mut symbols: HashMap<&str, Symbol> = HashMap::new();
+        for (i, (p, v)) in positions.iter().zip(&velocities).enumerate() {
+            symbols.insert(&p.name, Symbol::Var(i));
+            symbols.insert(&v.name, Symbol::Var(n + i));
+        }
+        for (j, w) in inputs.iter().enumerate() {
+            symbols.insert(&w.name, Symbol::Var(2 * n + j));
+        }
+        let param = |name: &str| (ctx.param)(name).map(Symbol::Param);
+        let any = |name: &str| symbols.get(name).copied().or_else(|| param(name));
+
+        let nw = inputs.len();
+        let mut mech = Mechanics {
+            dof: n,
+            mass,
+            position_force: ExprMatrix::zeros(n, n),
+            velocity_force: ExprMatrix::zeros(n, n),
+            force: ExprMatrix::zeros(n, 1),
+            input_force: ExprMatrix::zeros(n, nw),
+            gap: ExprMatrix::zeros(contacts.len(), n),
+            gap0: ExprMatrix::zeros(contacts.len(), 1),
+            contacts: Vec::with_capacity(contacts.len()),
+        };
+        for (i, c) in coords.iter().enumerate() {
+            let Some(force) = &c.force else { continue };
+            let field = format!("coordinates[{i}].force");
+            let (constant, terms) = self.form(&field, force, &any, ctx, "")?;
+            if !constant.is_zero() {
+                mech.force.entries.push((i, 0, constant));
+            }
+            for (j, e) in terms {
+                match j {
+                    j if j < n => mech.position_force.entries.push((i, j, e)),
+                    j if j < 2 * n => mech.velocity_force.entries.push((i, j - n, e)),
+                    j => mech.input_force.entries.push((i, j - 2 * n, e)),
+                }
+            }
+        }
+
+        let mut pairs = Vec::with_capacity(contacts.len());
+        for (k, c) in contacts.iter().enumerate() {
+            let field = format!("contacts[{k}]");
+            names.declare(self, field.clone(), &c.name)?;
+            let position = |name: &str| match symbols.get(name) {
+                Some(Symbol::Var(j)) if *j < n => Some(Symbol::Var(*j)),
+                Some(_) => None,
+                None => param(name),
+            };
+            let (g0, terms) = self.form(
+                &format!("{field}.gap"),
+                &c.gap,
+                &position,
+                ctx,
+                " (a gap is linear in coordinates, with parameter coefficients)",
+            )?;
+            if terms.is_empty() {
+                return self.fail(
+                    format!("{field}.gap"),
+                    "the gap does not depend on any coordinate",
+                );
+            }
+            if !g0.is_zero() {
+                mech.gap0.entries.push((k, 0, g0));
+            }
+            mech.gap
+                .entries
+                .extend(terms.into_iter().map(|(j, e)| (k, j, e)));
+            let restitution = self.coefficient(
+                &format!("{field}.restitution"),
+                c.restitution.as_ref(),
+                ctx,
+                (0.0, 1.0),
+            )?;
+            let friction = self.friction(&field, c, &symbols, n, ctx)?;
+            mech.contacts.push(Contact {
+                pair: pairs.len(),
+                restitution,
+                friction: friction.clone(),
+            });
+            let pair = |name: String, description: String| Pair {
+                name,
+                lo: Expr::constant(0.0),
+                hi: Expr::constant(f64::INFINITY),
+                description,
+                unit: c.unit.clone(),
+            };
+            pairs.push(pair(c.name.clone(), c.description.clone()));
+            if friction.is_some() {
+                for (suffix, what) in FRICTION_PAIRS {
+                    let name = format!("{}{suffix}", c.name);
+                    names.declare_at(self, format!("{field}.friction"), &name)?;
+                    let mut p = pair(name, format!("{}: {what}", c.name));
+                    if suffix == "_slip" {
+                        p.unit = String::new();
+                    }
+                    pairs.push(p);
+                }
+            }
+        }
+
+        let diagonal = |m: &ExprMatrix| m.entries.iter().all(|(i, j, _)| i == j);
+        let lumped = diagonal(&mech.mass)
+            && diagonal(&mech.position_force)
+            && diagonal(&mech.velocity_force);
+        if !lumped && pairs.len() > DENSE_LIMIT {
+            return self.fail(
+                "contacts",
+                format!(
+                    "{} contact unknowns with a coupled (non-diagonal) mass, stiffness or damping matrix: the contact problem would be dense; at most {DENSE_LIMIT} are supported (couple bodies through contacts, or use fewer)",
+                    pairs.len()
+                ),
+            );
+        }
+        let mut states = positions;
+        states.extend(velocities);
+        Ok((states, pairs, mech))
+    }
+
+    /// The mass matrix: per coordinate (diagonal) or `mechanics.M`, never both;
+    /// symmetric positive definite at the default parameters.
+    fn mass(
+        &self,
+        coords: &[RawCoordinate],
+        raw_m: Option<RawMechanics>,
+        positions: &[Variable],
+        ctx: &MatrixContext,
+    ) -> Res<ExprMatrix> {
+        let n = coords.len();
+        let (mass, field) = match raw_m.and_then(|m| m.m) {
+            Some(rows) => {
+                if let Some(i) = coords.iter().position(|c| c.mass.is_some()) {
+                    return self.fail(
+                        format!("coordinates[{i}].mass"),
+                        "masses are given either per coordinate or as the matrix mechanics.M, not both",
+                    );
+                }
+                if n > DENSE_LIMIT {
+                    return self.fail(
+                        "mechanics.M",
+                        format!("a full mass matrix is supported up to {DENSE_LIMIT} coordinates; give masses per coordinate"),
+                    );
+                }
+                let names: Vec<&str> = positions.iter().map(|p| p.name.as_str()).collect();
+                let rows_named: Vec<String> = names.iter().map(|p| format!("der({p})")).collect();
+                (
+                    self.matrix("mechanics.M", Some(rows), &rows_named, &names, ctx)?,
+                    "mechanics.M".to_string(),
+                )
+            }
+            None => {
+                let mut m = ExprMatrix::zeros(n, n);
+                for (i, c) in coords.iter().enumerate() {
+                    let field = format!("coordinates[{i}].mass");
+                    let Some(v) = &c.mass else {
+                        return self.fail(
+                            field,
+                            "missing: give the coordinate's mass, or the whole matrix mechanics.M",
+                        );
+                    };
+                    m.entries.push((i, i, self.entry(&field, v, ctx)?));
+                }
+                (m, "coordinates".to_string())
+            }
+        };
+        let values: Vec<(usize, usize, f64)> = mass
+            .entries
+            .iter()
+            .map(|(i, j, e)| (*i, *j, e.eval(ctx.defaults)))
+            .collect();
+        if let Err(message) = check_mass(n, &values) {
+            return self.fail(field, format!("{message} (at the default parameters)"));
+        }
+        Ok(mass)
+    }
+
+    fn friction(
+        &self,
+        field: &str,
+        c: &RawContact,
+        symbols: &HashMap<&str, Symbol>,
+        n: usize,
+        ctx: &MatrixContext,
+    ) -> Res<Option<Friction>> {
+        let (mu, slip) = match (&c.friction, &c.slip) {
+            (None, None) => return Ok(None),
+            (Some(_), None) => {
+                return self.fail(
+                    format!("{field}.slip"),
+                    "missing: a contact with friction needs its slip (tangential) velocity",
+                )
+            }
+            (None, Some(_)) => {
+                return self.fail(
+                    format!("{field}.friction"),
+                    "missing: slip is given but no friction coefficient",
+                )
+            }
+            (Some(mu), Some(slip)) => (mu, slip),
+        };
+        let mu = self.coefficient(
+            &format!("{field}.friction"),
+            Some(mu),
+            ctx,
+            (0.0, f64::INFINITY),
+        )?;
+        let velocity = |name: &str| match symbols.get(name) {
+            Some(Symbol::Var(j)) if *j >= n => Some(Symbol::Var(*j)),
+            Some(_) => None,
+            None => (ctx.param)(name).map(Symbol::Param),
+        };
+        let (slip0, terms) = self.form(
+            &format!("{field}.slip"),
+            slip,
+            &velocity,
+            ctx,
+            " (a slip velocity is linear in velocities and inputs)",
+        )?;
+        let mut f = Friction {
+            mu,
+            slip: vec![],
+            slip_inputs: vec![],
+            slip0,
+        };
+        for (j, e) in terms {
+            if j < 2 * n {
+                f.slip.push((j - n, e));
+            } else {
+                f.slip_inputs.push((j - 2 * n, e));
+            }
+        }
+        if f.slip.is_empty() {
+            return self.fail(
+                format!("{field}.slip"),
+                "the slip velocity does not depend on any velocity",
+            );
+        }
+        Ok(Some(f))
+    }
+
+    /// A linear form given as a number or a text.
+    fn form(
+        &self,
+        field: &str,
+        v: &Value,
+        lookup: &dyn Fn(&str) -> Option<Symbol>,
+        ctx: &MatrixContext,
+        hint: &str,
+    ) -> Res<(Expr, Vec<(usize, Expr)>)> {
+        match v {
+            Value::Number(x) => {
+                self.finite(field, *x)?;
+                Ok((Expr::constant(*x), vec![]))
+            }
+            Value::Text(t) => self.linear_form(field, t, lookup, ctx, hint),
+        }
+    }
+
+    /// A parameter expression whose default value lies in `[lo, hi]` (default 0).
+    fn coefficient(
+        &self,
+        field: &str,
+        v: Option<&Value>,
+        ctx: &MatrixContext,
+        (lo, hi): (f64, f64),
+    ) -> Res<Expr> {
+        let Some(v) = v else {
+            return Ok(Expr::constant(0.0));
+        };
+        let e = self.entry(field, v, ctx)?;
+        let x = e.eval(ctx.defaults);
+        if !(x >= lo && x <= hi) {
+            return self.fail(
+                field,
+                format!("{x} at the default parameters is outside [{lo}, {hi}]"),
+            );
+        }
+        Ok(e)
+    }
+
+    /// A start value: a number, or a constant expression such as `"0.1 * 3"`.
+    fn constant(&self, field: &str, v: Option<&Value>) -> Res<f64> {
+        let x = match v {
+            None => 0.0,
+            Some(Value::Number(x)) => *x,
+            Some(Value::Text(t)) => {
+                let node = expr::parse(t).map_err(|e| self.expr_error(field, t, e))?;
+                let e = Expr::compile(&node, &|_| None).map_err(|mut e| {
+                    e.message
+                        .push_str(" (a start value is a number or a constant expression)");
+                    self.expr_error(field, t, e)
+                })?;
+                e.eval(&[])
+            }
+        };
+        self.finite(field, x)?;
+        Ok(x)
+    }
+}

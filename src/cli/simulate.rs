@@ -26,6 +26,9 @@ pub struct Args {
     /// CSV file with a `time` column and one column per input (linear interpolation).
     #[arg(long)]
     input: Option<PathBuf>,
+    /// Override a size declared in the model file's [defines] (NAME=INTEGER, repeatable).
+    #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
+    defines: Vec<(String, i64)>,
     /// Output CSV file (default: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -54,9 +57,15 @@ fn model_from_fmu(path: &Path) -> Result<(Model, String), Error> {
 
 pub fn run(args: Args) -> Result<ExitCode, Error> {
     let (model, guid) = if args.model.extension().is_some_and(|e| e == "fmu") {
+        if !args.defines.is_empty() {
+            return Err(Error::Simulation(
+                "--define applies to model files; an FMU's sizes were fixed when it was built"
+                    .into(),
+            ));
+        }
         model_from_fmu(&args.model)?
     } else {
-        let model = validate::load(&args.model)?;
+        let model = validate::load_with_defines(&args.model, &args.defines)?;
         let guid = model_description::guid(&model);
         (model, guid)
     };

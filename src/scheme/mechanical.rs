@@ -11,7 +11,9 @@
 //!   complementary to its force (the notes' example 2; impacts are plastic);
 //! - Moreau–Jean: `r = (P, P+ - P-)` are percussions, `q⁺ = q + h(θv⁺ + (1-θ)v)`;
 //!   a contact takes part when its predicted gap `g + (h/2) G v <= 0`, and then
-//!   `G v⁺ + e G v` is complementary to its percussion (Newton's impact law);
+//!   `G v⁺ + e G v` is complementary to its percussion (Newton's impact law,
+//!   with `e = 1` for a closed contact that is already opening, so that no
+//!   percussion ever adds energy);
 //!   the others are pinned at zero through their bounds, so the LCP matrix stays
 //!   the same from step to step and its factorizations stay cached.
 //!
@@ -385,7 +387,13 @@ impl MechStepper {
             let p = sys.pair[k];
             let engaged = match self.method {
                 Method::MoreauJean => {
-                    qv[p] = self.free_rate[k] + sys.restitution[k] * self.gap_rate[k];
+                    // A closed contact that is already opening (after a small
+                    // penetration) gets e = 1: the percussion then does no work
+                    // (P (U⁺ + U) / 2 = 0), where Newton's e < 1 would let it
+                    // push the bodies apart and add energy.
+                    let u = self.gap_rate[k];
+                    let e = if u <= 0.0 { sys.restitution[k] } else { 1.0 };
+                    qv[p] = self.free_rate[k] + e * u;
                     self.gap[k] + 0.5 * h * self.gap_rate[k] <= 0.0
                 }
                 _ => {

@@ -40,10 +40,33 @@ const BAND_MIN: usize = 48;
 
 /// How `Ŵ⁻¹` is applied.
 enum Inverse {
-    /// `Ŵ` is diagonal: its inverse.
-    Diagonal(Vec<f64>),
-    /// A factorization of the dense `Ŵ`, and `Ŵ⁻¹Hᵀ` for building the LCP matrix.
-    Dense { lu: Lu, w: DMatrix<f64> },
+    /// `Ŵ` is diagonal: its inverse, and the entries of `H` by coordinate (CSR:
+    /// entry indices as in [`h_entry`], those of coordinate `j` at
+    /// `by_dof[start[j]..start[j + 1]]`) for forming `H Ŵ⁻¹ Hᵀ` sparsely.
+    Diagonal {
+        inv: Vec<f64>,
+        start: Vec<usize>,
+        by_dof: Vec<usize>,
+    },
+    /// A factorization of the dense `Ŵ` (built in `m`), and `Ŵ⁻¹Hᵀ` for
+    /// building the LCP matrix.
+    Dense {
+        lu: Lu,
+        m: DMatrix<f64>,
+        w: DMatrix<f64>,
+    },
+}
+
+/// Entry `i` of `H = [G; T]`: the gap entries, then the slip entries (rows
+/// shifted by the number of contacts).
+fn h_entry(sys: &MechSystem, i: usize) -> (usize, usize, f64) {
+    let ng = sys.gap.entries.len();
+    if i < ng {
+        sys.gap.entries[i]
+    } else {
+        let (r, j, t) = sys.slip.entries[i - ng];
+        (sys.contacts() + r, j, t)
+    }
 }
 
 /// The LCP and its solver, dense or banded.
@@ -84,25 +107,45 @@ pub struct MechStepper {
 }
 
 impl MechStepper {
-    /// Buffers for `sys` (values need not be assembled yet) with `nw` inputs.
-    pub fn new(sys: &MechSystem, nw: usize, method: Method, theta: f64) -> Self {
-        let _ = nw;
+    /// Buffers for `sys` (values need not be assembled yet).
+    pub fn new(sys: &MechSystem, method: Method, theta: f64) -> Self {
         let (n, nc, nf) = (sys.dof, sys.contacts(), sys.mu.len());
         let nu = nc + 3 * nf;
         let inverse = if sys.lumped() {
-            Inverse::Diagonal(vec![0.0; n])
+            let entries = sys.gap.entries.len() + sys.slip.entries.len();
+            let mut start = vec![0usize; n + 1];
+            for i in 0..entries {
+                start[h_entry(sys, i).1 + 1] += 1;
+            }
+            for j in 0..n {
+                start[j + 1] += start[j];
+            }
+            let mut fill = start.clone();
+            let mut by_dof = vec![0usize; entries];
+            for i in 0..entries {
+                let j = h_entry(sys, i).1;
+                by_dof[fill[j]] = i;
+                fill[j] += 1;
+            }
+            Inverse::Diagonal {
+                inv: vec![0.0; n],
+                start,
+                by_dof,
+            }
         } else {
             Inverse::Dense {
                 lu: Lu::new(n),
+                m: DMatrix::zeros(n, n),
                 w: DMatrix::zeros(n, nc + nf),
             }
         };
-        let contacts = match band_width(sys).filter(|_| sys.lumped() && nu >= BAND_MIN) {
-            Some(b) if 4 * (2 * b + 1) < nu => Contacts::Band {
+        let b = band_width(sys);
+        let contacts = match sys.lumped() && nu >= BAND_MIN && 4 * (2 * b + 1) < nu {
+            true => Contacts::Band {
                 problem: BandProblem::new(Band::zeros(nu, b, b)),
                 solver: BandSolver::new(nu, b, b, lcp::Settings::default()),
             },
-            _ => Contacts::Dense {
+            false => Contacts::Dense {
                 problem: Problem::lcp(DMatrix::zeros(nu, nu), DVector::zeros(nu)),
                 solver: Solver::new(nu, lcp::Settings::default()),
             },
@@ -164,13 +207,14 @@ impl MechStepper {
         }
     }
 
-    /// Builds `Ŵ⁻¹` and the LCP matrix for step size `h`.
+    /// Builds `Ŵ⁻¹` and the LCP matrix for step size `h` (without allocating:
+    /// a master may change its step size at any communication point).
     fn prepare(&mut self, sys: &MechSystem, h: f64) -> Result<(), StepError> {
-        let (n, ht) = (self.dof, h * self.theta);
+        let ht = h * self.theta;
         let singular = Err(StepError::SingularIteration { h });
         self.size.invalidate();
         match &mut self.inverse {
-            Inverse::Diagonal(d) => {
+            Inverse::Diagonal { inv: d, .. } => {
                 d.fill(0.0);
                 for &(i, _, m) in &sys.mass.entries {
                     d[i] += m;
@@ -188,26 +232,29 @@ impl MechStepper {
                     }
                 }
             }
-            Inverse::Dense { lu, w } => {
-                let mut m = sys.mass.to_dense();
-                m -= sys.position_force.to_dense() * (ht * ht);
-                m -= sys.velocity_force.to_dense() * ht;
-                if !lu.factor(&m) {
+            Inverse::Dense { lu, m, w } => {
+                m.fill(0.0);
+                for &(i, j, v) in &sys.mass.entries {
+                    m[(i, j)] += v;
+                }
+                for &(i, j, k) in &sys.position_force.entries {
+                    m[(i, j)] -= ht * ht * k;
+                }
+                for &(i, j, c) in &sys.velocity_force.entries {
+                    m[(i, j)] -= ht * c;
+                }
+                if !lu.factor(m) {
                     return singular;
                 }
                 // Columns of Hᵀ, then Ŵ⁻¹Hᵀ.
                 w.fill(0.0);
-                for &(k, j, g) in &sys.gap.entries {
-                    w[(j, k)] += g;
-                }
-                let nc = sys.contacts();
-                for &(r, j, t) in &sys.slip.entries {
-                    w[(j, nc + r)] += t;
+                for i in 0..sys.gap.entries.len() + sys.slip.entries.len() {
+                    let (a, j, v) = h_entry(sys, i);
+                    w[(j, a)] += v;
                 }
                 lu.solve_columns(w);
             }
         }
-        let _ = n;
         self.fill_matrix(sys, h);
         match &mut self.contacts {
             Contacts::Dense { solver, .. } => solver.matrix_changed(),
@@ -266,19 +313,15 @@ impl MechStepper {
             }
         };
         match &self.inverse {
-            Inverse::Diagonal(d) => {
+            Inverse::Diagonal { inv, start, by_dof } => {
                 // W_ab = sum_k H_ak H_bk / Ŵ_kk over the coordinates k both rows touch.
-                let mut by_dof: Vec<Vec<(usize, f64)>> = vec![Vec::new(); self.dof];
-                for &(k, j, g) in &sys.gap.entries {
-                    by_dof[j].push((k, g));
-                }
-                for &(r, j, t) in &sys.slip.entries {
-                    by_dof[j].push((nc + r, t));
-                }
-                for (k, rows) in by_dof.iter().enumerate() {
-                    for &(a, ha) in rows {
-                        for &(b, hb) in rows {
-                            entry(a, b, ha * hb * d[k], &mut self.contacts);
+                for k in 0..self.dof {
+                    let rows = &by_dof[start[k]..start[k + 1]];
+                    for &ea in rows {
+                        let (a, _, ha) = h_entry(sys, ea);
+                        for &eb in rows {
+                            let (b, _, hb) = h_entry(sys, eb);
+                            entry(a, b, ha * hb * inv[k], &mut self.contacts);
                         }
                     }
                 }
@@ -286,9 +329,8 @@ impl MechStepper {
             Inverse::Dense { w, .. } => {
                 // W = H (Ŵ⁻¹Hᵀ), one sparse row of H at a time.
                 let nh = w.ncols();
-                let mut rows: Vec<(usize, usize, f64)> = sys.gap.entries.clone();
-                rows.extend(sys.slip.entries.iter().map(|&(r, j, t)| (nc + r, j, t)));
-                for (a, j, ha) in rows {
+                for i in 0..sys.gap.entries.len() + sys.slip.entries.len() {
+                    let (a, j, ha) = h_entry(sys, i);
                     for b in 0..nh {
                         let v = ha * w[(j, b)];
                         if v != 0.0 {
@@ -312,8 +354,8 @@ impl MechStepper {
     /// Applies `Ŵ⁻¹` to `v` in place.
     fn apply_inverse(inverse: &Inverse, v: &mut [f64]) {
         match inverse {
-            Inverse::Diagonal(d) => {
-                for (x, d) in v.iter_mut().zip(d) {
+            Inverse::Diagonal { inv, .. } => {
+                for (x, d) in v.iter_mut().zip(inv) {
                     *x *= d;
                 }
             }
@@ -369,19 +411,12 @@ impl MechStepper {
         self.slip.copy_from_slice(&sys.slip0);
         sys.slip.mul_acc(&mut self.slip, v_free, 1.0);
         sys.slip_inputs.mul_acc(&mut self.slip, w, 1.0);
-        let (qv, hi, lo) = match &mut self.contacts {
-            Contacts::Dense { problem, .. } => (
-                problem.q.as_mut_slice(),
-                problem.hi.as_mut_slice(),
-                problem.lo.as_mut_slice(),
-            ),
-            Contacts::Band { problem, .. } => (
-                problem.q.as_mut_slice(),
-                problem.hi.as_mut_slice(),
-                problem.lo.as_mut_slice(),
-            ),
+        let (qv, hi) = match &mut self.contacts {
+            Contacts::Dense { problem, .. } => {
+                (problem.q.as_mut_slice(), problem.hi.as_mut_slice())
+            }
+            Contacts::Band { problem, .. } => (problem.q.as_mut_slice(), problem.hi.as_mut_slice()),
         };
-        let _ = lo;
         let mut changed = false;
         for k in 0..sys.contacts() {
             let p = sys.pair[k];
@@ -505,8 +540,7 @@ impl MechStepper {
 /// Half-bandwidth of the LCP matrix when `Ŵ` is diagonal: the largest distance
 /// between two pairs whose contacts share a coordinate, or within a contact's
 /// friction block.
-fn band_width(sys: &MechSystem) -> Option<usize> {
-    let nc = sys.contacts();
+fn band_width(sys: &MechSystem) -> usize {
     let mut span: Vec<(usize, usize)> = vec![(usize::MAX, 0); sys.dof];
     let mut touch = |j: usize, lo: usize, hi: usize| {
         let s = &mut span[j];
@@ -531,6 +565,5 @@ fn band_width(sys: &MechSystem) -> Option<usize> {
             b = b.max(hi - lo);
         }
     }
-    let _ = nc;
-    Some(b)
+    b
 }

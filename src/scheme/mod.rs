@@ -162,9 +162,9 @@ impl Stepper {
     /// Workspace for `model`'s scheme; `lcs` must be [`Lcs::new`] of the same model.
     pub fn new(model: &Model, lcs: &Lcs) -> Self {
         match (&lcs.mech, model.scheme.method) {
-            (Some(mech), method) if method != Method::Theta => Stepper::Mechanical(Box::new(
-                MechStepper::new(mech, model.nw(), method, model.scheme.theta),
-            )),
+            (Some(mech), method) if method != Method::Theta => {
+                Stepper::Mechanical(Box::new(MechStepper::new(mech, method, model.scheme.theta)))
+            }
             _ => Stepper::Theta(ThetaStepper::new(
                 model.nx(),
                 model.nu(),

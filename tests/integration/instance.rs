@@ -210,6 +210,9 @@ fn steps_allocate_nothing() {
         "coulomb_friction",
         "rlc_diode",
         "saturated_integrator",
+        "two_carts",
+        "bouncing_ball",
+        "stick_slip",
     ] {
         let mut i = initialized(model(stem));
         let mut out = [0.0; 3];
@@ -229,5 +232,22 @@ fn steps_allocate_nothing() {
             r.unwrap();
             assert_eq!(n, 0, "{stem}: step {k} allocated {n} times");
         }
+    }
+}
+
+/// The band solver's path too: a chain long enough for it, including the first
+/// step (which builds the contact matrix) and a change of step size.
+#[test]
+fn chain_steps_allocate_nothing() {
+    let path = crate::model_path("bead_chain");
+    let m = lcsfmu::model::validate::load_with_defines(&path, &[("N".into(), 200)]).unwrap();
+    let mut i = initialized(m);
+    let mut t = 0.0;
+    for k in 0..300usize {
+        let h = if k < 150 { 1e-3 } else { 5e-4 };
+        let (n, r) = allocations(|| i.do_step(t, h));
+        r.unwrap();
+        assert_eq!(n, 0, "bead chain: step {k} allocated {n} times");
+        t += h;
     }
 }

@@ -37,7 +37,8 @@ from fmpy.fmi2 import FMU2Slave
 
 REPO = Path(__file__).resolve().parents[2]
 MODELS_DIR = REPO / "models"
-MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integrator"]
+MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integrator",
+               "two_carts", "bouncing_ball", "newtons_cradle", "stick_slip", "bead_chain"]
 # ../shared sits beside the repository (as in CI).
 FMU_CHECK = REPO.parent / "shared" / "tools" / "fmu-check.py"
 PYTHON = sys.executable  # the venv interpreter running pytest

@@ -34,6 +34,17 @@ CASES = {
     # input x = sin t set at every communication point
     "saturated_integrator": (0.01, 800, 300, {"U": 0.2, "y": 0.1},
                              lambda t: {"x": math.sin(t)}),
+    # between the first collision of the carts and the stop (contacts come and go after it)
+    "two_carts": (0.1, 50, 12, {"k2": 2.0, "x2": 3.0}, None),
+    # after the first impact, with many impacts to come
+    "bouncing_ball": (1e-3, 3000, 600, {"e": 0.5, "q": 2.0}, None),
+    # mid-flight after the simultaneous impact
+    "newtons_cradle": (1e-3, 100, 1, {"e": 0.5}, None),
+    # sticking at the snapshot, slipping later; the belt speed is an input
+    "stick_slip": (1e-3, 5000, 2500, {"mu": 0.4, "k": 20.0},
+                   lambda t: {"v_belt": 0.1 + 0.05 * math.sin(t)}),
+    # beads landing at the snapshot (band solver for N = 60 would need a rebuild; N = 10 is dense)
+    "bead_chain": (1e-3, 600, 150, {"e": 0.2, "d": 0.011}, None),
 }
 MODELS = list(CASES)
 

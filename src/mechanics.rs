@@ -216,7 +216,7 @@ impl MechSystem {
             let Some(f) = &c.friction else { continue };
             let mu = f.mu.eval(params);
             let t0 = f.slip0.eval(params);
-            if !(mu >= 0.0 && mu.is_finite()) || !t0.is_finite() {
+            if !(mu >= 0.0 && mu.is_finite() && t0.is_finite()) {
                 return Err(format!(
                     "friction of contact {k}: mu = {mu}, slip offset = {t0} (need finite, mu >= 0)"
                 ));

@@ -70,6 +70,10 @@ fn h_entry(sys: &MechSystem, i: usize) -> (usize, usize, f64) {
 }
 
 /// The LCP and its solver, dense or banded.
+// One per instance, created once and never moved on the step path: the size
+// difference between the variants costs nothing, boxing would cost a pointer
+// chase per step.
+#[allow(clippy::large_enum_variant)]
 enum Contacts {
     Dense {
         problem: Problem,

@@ -144,9 +144,12 @@ impl StepSize {
 }
 
 /// The scheme a model runs, with its workspace.
+// One per instance, created once and never moved on the step path (see
+// `Contacts` in `mechanical`).
+#[allow(clippy::large_enum_variant)]
 pub enum Stepper {
     Theta(ThetaStepper),
-    Mechanical(Box<MechStepper>),
+    Mechanical(MechStepper),
 }
 
 macro_rules! each {

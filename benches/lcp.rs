@@ -1,12 +1,17 @@
-//! Nanoseconds per solve for random P-matrix LCPs, cold and warm.
+//! Nanoseconds per solve for random P-matrix LCPs, cold and warm, and for
+//! the band solver on long chains.
 //!
 //! Cold calls `reset_active_set` before each solve so the stored guess fails
-//! and Lemke runs (the figure for a mode switch inside an FMU step); warm
-//! repeats the same problem so the cached active set and LU are reused (the
-//! common step). Plain `main` with `Instant` and `black_box` keeps the crate
-//! free of benchmark dependencies. Run: `cargo bench --bench lcp`.
+//! and Lemke (band: block pivoting) runs, the figure for a mode switch inside
+//! an FMU step; warm repeats the same problem so the cached active set and LU
+//! are reused (the common step); for chains, "perturbed" alternates between
+//! two slightly different `q` with the same active set, so the factors are
+//! reused but every solve is redone. Plain `main` with `Instant` and
+//! `black_box` keeps the crate free of benchmark dependencies; figures are the
+//! best of several rounds (shared machines are noisy). Run:
+//! `cargo bench --bench lcp`.
 
-use lcsfmu::lcp::{Method, Problem, Settings, Solver, Status};
+use lcsfmu::lcp::{Band, BandProblem, BandSolver, Method, Problem, Settings, Solver, Status};
 use nalgebra::{DMatrix, DVector};
 use std::hint::black_box;
 use std::time::Instant;
@@ -61,8 +66,104 @@ fn run(problems: &[Problem], reps: usize, cold: bool) -> (f64, [usize; 4]) {
     (ns, methods)
 }
 
+/// A chain of `n` beads against a wall (`M = G diag(1/m) G^T`, tridiagonal)
+/// with random bead velocities in [-1, 1] (`q = G v`), or, when `pressed`,
+/// every bead approaching the wall (`q = -e_0`: all contacts end up active,
+/// the slowest cold start, one contact freed per iteration).
+fn chain(rng: &mut Rng, n: usize, pressed: bool) -> BandProblem {
+    let mass = |i: usize| 1.0 + (i % 3) as f64 * 0.5;
+    let mut m = Band::zeros(n, 1, 1);
+    for i in 0..n {
+        m.add(i, i, 1.0 / mass(i));
+        if i > 0 {
+            let c = 1.0 / mass(i - 1);
+            m.add(i, i, c);
+            m.set(i, i - 1, -c);
+            m.set(i - 1, i, -c);
+        }
+    }
+    let mut p = BandProblem::new(m);
+    let mut prev = 0.0;
+    for i in 0..n {
+        let v = if pressed {
+            -1.0
+        } else {
+            rng.uniform(-1.0, 1.0)
+        };
+        p.q[i] = v - prev;
+        prev = v;
+    }
+    p
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Cold,
+    Warm,
+    Perturbed,
+}
+
+/// Best-of-`rounds` ns per band solve, and the block iterations of the last.
+fn band_run(p: &BandProblem, mode: Mode, reps: usize, rounds: usize) -> (f64, usize) {
+    let n = p.n();
+    let mut s = BandSolver::new(n, 1, 1, Settings::default());
+    let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+    assert_eq!(s.solve(p, &mut u, &mut w).status, Status::Solved);
+    // The perturbed twin keeps every contact's side: a relative change of 1e-9.
+    let mut p2 = p.clone();
+    for x in p2.q.iter_mut() {
+        *x *= 1.0 + 1e-9;
+    }
+    let factored = s.factorizations();
+    let (mut best, mut iterations) = (f64::INFINITY, 0);
+    for _ in 0..rounds {
+        let start = Instant::now();
+        for k in 0..reps {
+            if mode == Mode::Cold {
+                s.reset_active_set();
+            }
+            let q = if mode == Mode::Perturbed && k % 2 == 1 {
+                &p2
+            } else {
+                p
+            };
+            let info = s.solve(black_box(q), &mut u, &mut w);
+            assert_eq!(info.status, Status::Solved);
+            iterations = info.iterations;
+            black_box(&u);
+        }
+        best = best.min(start.elapsed().as_nanos() as f64 / reps as f64);
+    }
+    if mode != Mode::Cold {
+        assert_eq!(s.factorizations(), factored, "warm solves refactored");
+    }
+    (best, iterations)
+}
+
+fn band_main(rng: &mut Rng) {
+    println!();
+    println!("band chain (kl = ku = 1), best of 5 rounds, ns per solve");
+    println!("    N   cold (iters)   pressed cold (iters)   warm   perturbed");
+    for n in [10usize, 100, 1000, 10_000] {
+        let p = chain(rng, n, false);
+        let pressed = chain(rng, n, true);
+        let reps = (2_000_000 / n).clamp(10, 100_000);
+        let (cold, ci) = band_run(&p, Mode::Cold, reps / 10 + 1, 5);
+        let (pcold, pi) = band_run(&pressed, Mode::Cold, (reps / n).max(2), 5);
+        let (warm, _) = band_run(&p, Mode::Warm, reps, 5);
+        let (pert, _) = band_run(&p, Mode::Perturbed, reps, 5);
+        println!(
+            "{n:>5}  {cold:>9.0} ({ci:>3})  {pcold:>13.0} ({pi:>5})  {warm:>9.0}  {pert:>9.0}"
+        );
+    }
+}
+
 fn main() {
     let mut rng = Rng(0x1234_5678_9abc_def1);
+    if std::env::args().any(|a| a == "band") {
+        band_main(&mut rng);
+        return;
+    }
     println!("size  cold ns/solve  warm ns/solve  cold methods [warm,lemke,enum,none]");
     for n in [2usize, 5, 10, 20, 50] {
         let problems: Vec<Problem> = (0..16).map(|_| problem(&mut rng, n)).collect();
@@ -73,4 +174,5 @@ fn main() {
         assert_eq!(wm[Method::WarmStart as usize], reps * 4 * problems.len());
         println!("{n:>4}  {cold:>13.0}  {warm:>13.0}  {methods:?}");
     }
+    band_main(&mut rng);
 }

@@ -118,15 +118,25 @@ impl Band {
     pub fn mul_add(&self, x: &[f64], q: &[f64], w: &mut [f64]) {
         let (n, kl, wd) = (self.n, self.kl, self.width());
         let (x, q, w) = (&x[..n], &q[..n], &mut w[..n]);
-        for i in 0..n {
+        let (i0, i1) = interior(n, kl, self.ku);
+        // The few edge rows are clipped to the matrix...
+        for i in (0..i0).chain(i1..n) {
             let (d0, d1) = self.row_range(i);
-            let row = &self.a[i * wd + d0..i * wd + d1];
             let xs = &x[i + d0 - kl..i + d1 - kl];
-            let mut s = q[i];
-            for (a, b) in row.iter().zip(xs) {
-                s += a * b;
-            }
-            w[i] = s;
+            w[i] = dot_from(q[i], &self.a[i * wd + d0..i * wd + d1], xs);
+        }
+        if i0 == i1 {
+            return;
+        }
+        // ...the others see the whole band: one window of x per row.
+        let (a, x) = (&self.a[i0 * wd..i1 * wd], &x[i0 - kl..]);
+        let (q, w) = (&q[i0..i1], &mut w[i0..i1]);
+        // Constant widths let the compiler unroll the dot products of
+        // tridiagonal and pentadiagonal chains.
+        match wd {
+            3 => mul_rows(3, a, x, q, w),
+            5 => mul_rows(5, a, x, q, w),
+            _ => mul_rows(wd, a, x, q, w),
         }
     }
 
@@ -149,6 +159,27 @@ impl Band {
     }
 }
 
+/// Rows `i0..i1` whose band lies wholly inside the matrix (`i0 <= i1`).
+fn interior(n: usize, kl: usize, ku: usize) -> (usize, usize) {
+    let i0 = kl.min(n);
+    (i0, n.saturating_sub(ku).max(i0))
+}
+
+/// `s + a . b`, summed from `s` onward.
+#[inline(always)]
+fn dot_from(s: f64, a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).fold(s, |s, (x, y)| s + x * y)
+}
+
+/// `w = q + rows x` for full-width rows; `x` starts at the first row's first
+/// column. Always inlined so that a constant `wd` specializes it.
+#[inline(always)]
+fn mul_rows(wd: usize, a: &[f64], x: &[f64], q: &[f64], w: &mut [f64]) {
+    for (((row, xs), qi), wi) in a.chunks_exact(wd).zip(x.windows(wd)).zip(q).zip(w) {
+        *wi = dot_from(*qi, row, xs);
+    }
+}
+
 /// LU factors of the system of one active set, in band storage of fixed shape.
 ///
 /// The system takes row `i` of `M` for a free component and the identity row
@@ -161,6 +192,9 @@ pub(super) struct BandLu {
     f: Band,
     /// Largest magnitude in each row of the system, for the pivot test.
     row_scale: Vec<f64>,
+    /// Reciprocal pivots: back substitution multiplies instead of dividing
+    /// (a division in that serial recurrence dominated a warm solve).
+    inv: Vec<f64>,
 }
 
 /// A pivot is rejected when it is at most this times its row's scale: the
@@ -173,6 +207,7 @@ impl BandLu {
         BandLu {
             f: Band::zeros(n, kl, ku),
             row_scale: vec![0.0; n],
+            inv: vec![0.0; n],
         }
     }
 
@@ -180,7 +215,7 @@ impl BandLu {
     /// fit in this one, and factors it. False on a non-finite pivot or one at
     /// most `TINY` times its row's scale; the factors are then garbage.
     pub(super) fn factor(&mut self, m: &Band, active: &[Bound]) -> bool {
-        let (n, kl, ku) = (self.f.n, self.f.kl, self.f.ku);
+        let (n, kl) = (self.f.n, self.f.kl);
         let w = self.f.width();
         // Where row i of `m` starts in a row of this (possibly wider) band.
         let off = kl - m.kl;
@@ -197,22 +232,39 @@ impl BandLu {
                 self.row_scale[i] = 1.0;
             }
         }
-        let a = &mut self.f.a;
+        match (kl, self.f.ku) {
+            (1, 1) => self.eliminate(1, 1),
+            (2, 2) => self.eliminate(2, 2),
+            (kl, ku) => self.eliminate(kl, ku),
+        }
+    }
+
+    /// Gaussian elimination in natural order on the loaded system. Always
+    /// inlined so that constant bandwidths specialize it.
+    #[inline(always)]
+    fn eliminate(&mut self, kl: usize, ku: usize) -> bool {
+        let (n, w) = (self.f.n, kl + ku + 1);
+        let a = &mut self.f.a[..n * w];
         for k in 0..n {
             let piv = a[k * w + kl];
             // Written so that NaN fails too.
             if !(piv.abs() > TINY * self.row_scale[k]) || !piv.is_finite() {
                 return false;
             }
-            let last_col = (k + ku).min(n - 1);
-            for i in k + 1..=(k + kl).min(n - 1) {
-                // Entry (i, k) sits at slot k + kl - i of row i.
-                let ik = i * w + k + kl - i;
-                let f = a[ik] / piv;
-                a[ik] = f;
+            let inv = 1.0 / piv;
+            self.inv[k] = inv;
+            // Row k's U part: columns k+1 ..= k+ku, clipped to the matrix.
+            let cols = ku.min(n - 1 - k);
+            let (top, below) = a.split_at_mut(k * w + w);
+            let urow = &top[k * w + kl + 1..k * w + kl + 1 + cols];
+            for r in 1..=kl.min(n - 1 - k) {
+                // Row k + r keeps column k at slot kl - r, column k+1 just after.
+                let row = &mut below[(r - 1) * w + kl - r..(r - 1) * w + kl - r + 1 + cols];
+                let f = row[0] * inv;
+                row[0] = f;
                 if f != 0.0 {
-                    for j in k + 1..=last_col {
-                        a[i * w + j + kl - i] -= f * a[k * w + j + kl - k];
+                    for (x, u) in row[1..].iter_mut().zip(urow) {
+                        *x -= f * u;
                     }
                 }
             }
@@ -222,25 +274,52 @@ impl BandLu {
 
     /// Overwrites `b` with the solution of the factored system.
     pub(super) fn solve(&self, b: &mut [f64]) {
-        let (n, kl, w) = (self.f.n, self.f.kl, self.f.width());
-        let (a, b) = (&self.f.a, &mut b[..n]);
-        for i in 1..n {
-            let d0 = kl.saturating_sub(i);
-            let row = &a[i * w + d0..i * w + kl];
-            let mut s = b[i];
-            for (l, y) in row.iter().zip(&b[i + d0 - kl..i]) {
-                s -= l * y;
-            }
-            b[i] = s;
+        match (self.f.kl, self.f.ku) {
+            (1, 1) => self.substitute(1, 1, b),
+            (2, 2) => self.substitute(2, 2, b),
+            (kl, ku) => self.substitute(kl, ku, b),
         }
-        for i in (0..n).rev() {
-            let d1 = w.min(n + kl - i);
-            let row = &a[i * w + kl..i * w + d1];
-            let mut s = b[i];
-            for (u, x) in row[1..].iter().zip(&b[i + 1..i + d1 - kl]) {
-                s -= u * x;
-            }
-            b[i] = s / row[0];
+    }
+
+    /// Forward then back substitution. Always inlined so that constant
+    /// bandwidths specialize it; rows whose band is clipped by the matrix
+    /// edge are split off so the others run on slices of fixed length.
+    /// Both recurrences are serial, so each row's sum starts from `b_i`
+    /// rather than from zero (an extra addition on the critical path).
+    #[inline(always)]
+    fn substitute(&self, kl: usize, ku: usize, b: &mut [f64]) {
+        let (n, w) = (self.f.n, kl + ku + 1);
+        let (a, inv, b) = (&self.f.a[..n * w], &self.inv[..n], &mut b[..n]);
+        let forward = |i: usize, d0: usize, b: &mut [f64]| {
+            let (done, rest) = b.split_at_mut(i);
+            let l = &a[i * w + d0..i * w + kl];
+            rest[0] = l
+                .iter()
+                .zip(&done[i + d0 - kl..])
+                .fold(rest[0], |s, (l, y)| s - l * y);
+        };
+        // Rows below kl (forward) and from n - ku on (back) are clipped.
+        let (i0, i1) = (kl.min(n), n.saturating_sub(ku));
+        for i in 0..i0 {
+            forward(i, kl - i, b);
+        }
+        for i in i0..n {
+            forward(i, 0, b);
+        }
+        let back = |i: usize, cols: usize, b: &mut [f64]| {
+            let (head, tail) = b.split_at_mut(i + 1);
+            let u = &a[i * w + kl + 1..i * w + kl + 1 + cols];
+            let s = u
+                .iter()
+                .zip(&tail[..cols])
+                .fold(head[i], |s, (u, x)| s - u * x);
+            head[i] = s * inv[i];
+        };
+        for i in (i1..n).rev() {
+            back(i, n - 1 - i, b);
+        }
+        for i in (0..i1).rev() {
+            back(i, ku, b);
         }
     }
 }

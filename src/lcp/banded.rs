@@ -114,8 +114,9 @@ pub const DENSE_FALLBACK_LIMIT: usize = 256;
 /// How block pivoting ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Outcome {
-    /// No infeasible component left; the candidate is in `u`/`w`.
-    Converged,
+    /// No infeasible component left; the candidate is in `u`/`w`, and
+    /// `inside` says whether `u` lies in the box exactly.
+    Converged { inside: bool },
     /// A factorization met a tiny or non-finite pivot, or the candidate was
     /// not finite.
     Singular,
@@ -250,9 +251,14 @@ impl BandSolver {
         let thr = self.settings.tol * p.scale();
         let (outcome, solves) = self.pivot(p, u, w, FLIP_TOL * thr);
         let mut best = f64::NAN;
-        if outcome == Outcome::Converged {
-            let in_box = clamp_to_box(&p.lo, &p.hi, u, thr);
-            p.m.mul_add(u, &p.q, w);
+        if let Outcome::Converged { inside } = outcome {
+            // The shared acceptance test. When `u` is already in the box the
+            // clamp is a no-op and `w` was just computed from this very `u`
+            // by the same product, so both are skipped.
+            let in_box = inside || clamp_to_box(&p.lo, &p.hi, u, thr);
+            if !inside {
+                p.m.mul_add(u, &p.q, w);
+            }
             let (ok, r) = judge(&p.lo, &p.hi, u, w, thr, in_box);
             if ok {
                 self.active.copy_from_slice(&self.trial);
@@ -280,7 +286,7 @@ impl BandSolver {
         }
         let status = match outcome {
             Outcome::Budget => Status::MaxIterations,
-            Outcome::Singular | Outcome::Converged => Status::NumericalFailure,
+            Outcome::Singular | Outcome::Converged { .. } => Status::NumericalFailure,
         };
         u.fill(f64::NAN);
         w.fill(f64::NAN);
@@ -342,11 +348,16 @@ impl BandSolver {
                 return (Outcome::Singular, solves);
             }
             p.m.mul_add(u, &p.q, w);
-            let Some((count, first)) = infeasible(p, &self.trial, u, w, eps) else {
+            let Some(Tally {
+                count,
+                first,
+                inside,
+            }) = infeasible(p, &self.trial, u, w, eps)
+            else {
                 return (Outcome::Singular, solves);
             };
             if count == 0 {
-                return (Outcome::Converged, solves);
+                return (Outcome::Converged { inside }, solves);
             }
             // Júdice–Pires: block flips while the count drops (or for a few
             // more tries), then Murty's least-index flip until it drops again.
@@ -371,12 +382,19 @@ impl BandSolver {
     /// Writes the candidate of `trial` into `u`, refactoring only when the
     /// free/pinned pattern or the matrix changed. False when singular.
     fn solve_active(&mut self, p: &BandProblem, u: &mut [f64]) -> bool {
-        let same = self.cached
-            && self
-                .key
-                .iter()
-                .zip(&self.trial)
-                .all(|(a, b)| (*a == Bound::Free) == (*b == Bound::Free));
+        // Pinned rows are identity rows, so their right-hand side is the
+        // bound value and their columns act through the solution itself.
+        // The same pass compares the free/pinned pattern with the cached one.
+        let mut same = self.cached;
+        for i in 0..self.n {
+            let b = self.trial[i];
+            same &= (b == Bound::Free) == (self.key[i] == Bound::Free);
+            u[i] = match b {
+                Bound::Free => -p.q[i],
+                Bound::Lower => p.lo[i],
+                Bound::Upper => p.hi[i],
+            };
+        }
         if !same {
             self.factorizations += 1;
             self.cached = self.lu.factor(&p.m, &self.trial);
@@ -384,15 +402,6 @@ impl BandSolver {
                 return false;
             }
             self.key.copy_from_slice(&self.trial);
-        }
-        // Pinned rows are identity rows, so their right-hand side is the
-        // bound value and their columns act through the solution itself.
-        for i in 0..self.n {
-            u[i] = match self.trial[i] {
-                Bound::Free => -p.q[i],
-                Bound::Lower => p.lo[i],
-                Bound::Upper => p.hi[i],
-            };
         }
         self.lu.solve(u);
         true
@@ -411,25 +420,34 @@ fn is_infeasible(b: Bound, lo: f64, hi: f64, u: f64, w: f64, eps: f64) -> bool {
     }
 }
 
-/// The count of infeasible components and the first of them, or `None`
-/// when the candidate is not finite.
-fn infeasible(
-    p: &BandProblem,
-    active: &[Bound],
-    u: &[f64],
-    w: &[f64],
-    eps: f64,
-) -> Option<(usize, usize)> {
+/// Tally of a candidate's infeasible components.
+struct Tally {
+    count: usize,
+    /// The least infeasible index (meaningless when `count == 0`).
+    first: usize,
+    /// Whether `u` lies in the box exactly, so verification's clamp would
+    /// change nothing.
+    inside: bool,
+}
+
+/// Counts the infeasible components of a candidate; `None` when it is not
+/// finite.
+fn infeasible(p: &BandProblem, active: &[Bound], u: &[f64], w: &[f64], eps: f64) -> Option<Tally> {
     let (mut count, mut first) = (0, usize::MAX);
-    let mut finite = true;
+    let (mut finite, mut inside) = (true, true);
     for i in 0..active.len() {
         finite &= u[i].is_finite() && w[i].is_finite();
+        inside &= u[i] >= p.lo[i] && u[i] <= p.hi[i];
         if is_infeasible(active[i], p.lo[i], p.hi[i], u[i], w[i], eps) {
             count += 1;
             first = first.min(i);
         }
     }
-    finite.then_some((count, first))
+    finite.then_some(Tally {
+        count,
+        first,
+        inside,
+    })
 }
 
 /// The new side of an infeasible component: a free one goes to the bound it

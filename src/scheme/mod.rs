@@ -166,7 +166,7 @@ impl Stepper {
     pub fn new(model: &Model, lcs: &Lcs) -> Self {
         match (&lcs.mech, model.scheme.method) {
             (Some(mech), method) if method != Method::Theta => {
-                Stepper::Mechanical(Box::new(MechStepper::new(mech, method, model.scheme.theta)))
+                Stepper::Mechanical(MechStepper::new(mech, method, model.scheme.theta))
             }
             _ => Stepper::Theta(ThetaStepper::new(
                 model.nx(),

@@ -13,6 +13,11 @@
 //! and keeps the complementarity implicit, so every step is one box-constrained
 //! linear complementarity problem ([`lcp`]) and events never need locating.
 //!
+//! A model may instead be mechanical ([`mechanics`]): coordinates with a mass
+//! matrix and linear forces, and unilateral contacts with restitution and
+//! Coulomb friction, stepped by the semi-explicit or the Moreau–Jean scheme;
+//! each step is again one LCP, in the contact reactions.
+//!
 //! Pipeline: a TOML file ([`model::raw`]) is validated into a [`model::Model`]
 //! ([`model::validate`]); the model produces the XML ([`model_description`]), the
 //! value-reference table ([`fmi2::variables`]) and the data compiled into the

@@ -22,7 +22,7 @@ use crate::model::{Method, Model};
 use nalgebra::DMatrix;
 
 /// Relative difference below which two step sizes are treated as one (see
-/// [`StepSize::key`]); far below any accuracy a time-stepping scheme offers, far
+/// `StepSize::key`); far below any accuracy a time-stepping scheme offers, far
 /// above the rounding of communication points (about 2e-16 per step taken).
 pub const SAME_STEP: f64 = 1e-9;
 

@@ -8,6 +8,8 @@
 //!   FMU-state replay and serialization, reset, zero-allocation steps
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
 //! - `description`  modelDescription.xml: golden file and structural rules
+//! - `mechanics`    mechanical models: parameters checked at initialization,
+//!   `[defines]`, the contact LCP matrices
 //!
 //! The FMU binaries themselves are tested from Python with FMPy (`tests/python`).
 
@@ -15,6 +17,7 @@ mod alloc;
 mod description;
 mod instance;
 mod lcp_alloc;
+mod mechanics;
 mod model_errors;
 mod models;
 

@@ -3,7 +3,8 @@
 Both use the communication points t_k = start + k*step (last clipped to stop) and apply inputs
 at each point, so they must agree to 1e-12 * max(1, |ref|) in every column, time included.
 For the friction block the split F_plus/F_minus is not unique while sticking (validation.md §3),
-so the net force F_f is compared instead of its parts.
+so the net force F_f is compared instead of its parts (the stick-slip block reports a unique
+split: its friction parts are compared too).
 
 Contents
   test_cli_equals_fmpy                     each model, default or given experiments, via the .fmu
@@ -45,6 +46,13 @@ CASES = [
     ("saturated-sin", "saturated_integrator", {"stop": 10.0, "step": 0.01}, {}, sin_table),
     ("saturated-interpolated", "saturated_integrator", {"stop": 10.0, "step": 0.01}, {},
      coarse_table),
+    ("two-carts-default", "two_carts", {}, {}, None),
+    ("ball-h1e-2-e0.5", "bouncing_ball", {"stop": 5.0, "step": 0.01}, {"e": 0.5}, None),
+    ("cradle-e0.3", "newtons_cradle", {"stop": 0.2, "step": 1e-3}, {"e": 0.3}, None),
+    ("stick-slip-belt-input", "stick_slip", {"stop": 10.0, "step": 1e-3}, {},
+     lambda start, stop, h: sampled_input("v_belt", lambda t: 0.1 + 0.05 * np.sin(t),
+                                          comm_times(start, stop, h))),
+    ("bead-chain-default", "bead_chain", {}, {"e": 0.9}, None),
 ]
 
 

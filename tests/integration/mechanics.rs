@@ -1,0 +1,113 @@
+//! Mechanical models in the core: parameters checked again at initialization,
+//! `[defines]` through the public loader, and the contact LCP matrices against
+//! their closed forms. (Trajectories are checked through FMPy in
+//! `tests/python/test_mechanics.py`; allocations per step in `instance`.)
+
+use super::model;
+use lcsfmu::fmi2::state::Phase;
+use lcsfmu::fmi2::{Instance, Severity};
+use lcsfmu::model::validate;
+
+/// Sets `name = value` before initialization and returns the error of
+/// `fmi2ExitInitializationMode`.
+fn init_error(stem: &str, name: &str, value: f64) -> String {
+    let m = model(stem);
+    let vr = lcsfmu::fmi2::variables::variables(&m)
+        .iter()
+        .position(|v| v.name == name)
+        .unwrap() as u32;
+    let mut i = Instance::new(m, "{g}");
+    i.setup_experiment(0.0, None).unwrap();
+    i.set_reals(&[vr], &[value]).unwrap();
+    i.enter_initialization_mode().unwrap();
+    let e = i.exit_initialization_mode().unwrap_err();
+    assert_eq!(e.severity, Severity::Error);
+    assert_eq!(i.phase(), Phase::Error);
+    e.message
+}
+
+#[test]
+fn parameters_that_break_the_mechanics_are_refused_at_initialization() {
+    let cases = [
+        (
+            "two_carts",
+            "m1",
+            -1.0,
+            "mass matrix is not positive definite",
+        ),
+        (
+            "two_carts",
+            "m2",
+            0.0,
+            "mass matrix is not positive definite",
+        ),
+        ("bouncing_ball", "e", 1.5, "restitution of contact 0 is 1.5"),
+        ("stick_slip", "mu", -0.1, "mu = -0.1"),
+        ("bead_chain", "m", f64::MAX, "not finite"),
+    ];
+    for (stem, name, value, fragment) in cases {
+        let message = init_error(stem, name, value);
+        assert!(
+            message.contains(fragment),
+            "{stem}, {name} = {value}: {message}"
+        );
+    }
+}
+
+#[test]
+fn defines_size_the_model_and_unknown_ones_are_refused() {
+    let path = super::model_path("bead_chain");
+    let m = validate::load_with_defines(&path, &[("N".into(), 25)]).unwrap();
+    assert_eq!((m.nx(), m.nu()), (50, 25));
+    assert_eq!(m.states[24].name, "q25");
+    assert_eq!(m.states[24].start, 24.0 * 0.01 + 0.005);
+    assert_eq!(m.outputs[0].definition, "q25 + d");
+    let e = validate::load_with_defines(&path, &[("M".into(), 3)]).unwrap_err();
+    assert_eq!(e.field, "defines");
+    assert!(e.message.contains("no define 'M'"), "{e}");
+    let e = validate::load_with_defines(&super::model_path("two_carts"), &[("N".into(), 3)])
+        .unwrap_err();
+    assert!(e.message.contains("declares no [defines]"), "{e}");
+}
+
+#[test]
+fn contact_lcp_matrices_match_their_formulas() {
+    // The LCP matrix of one two-carts step is h^2 C B (validation.md §2).
+    let m = model("two_carts");
+    let mut lcs = lcsfmu::lcs::Lcs::new(&m);
+    lcs.assemble(&m, &m.default_parameters()).unwrap();
+    let mut stepper = lcsfmu::scheme::Stepper::new(&m, &lcs);
+    let lcp = stepper.lcp_matrix(&lcs, 0.1).unwrap();
+    let expected = [[0.01, -0.01], [-0.01, 0.02]];
+    for (i, row) in expected.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            assert!(
+                (lcp[(i, j)] - v).abs() <= 1e-15,
+                "M[{i}][{j}] = {}",
+                lcp[(i, j)]
+            );
+        }
+    }
+    // A bead chain's Moreau-Jean matrix is G M⁻¹ Gᵀ: tridiagonal with 2/m inside.
+    let path = super::model_path("bead_chain");
+    let m = validate::load_with_defines(&path, &[("N".into(), 100)]).unwrap();
+    let mut lcs = lcsfmu::lcs::Lcs::new(&m);
+    lcs.assemble(&m, &m.default_parameters()).unwrap();
+    let mut stepper = lcsfmu::scheme::Stepper::new(&m, &lcs);
+    let lcp = stepper.lcp_matrix(&lcs, 1e-3).unwrap();
+    for i in 0..100usize {
+        for j in 0..100 {
+            let v = match (i, j) {
+                (0, 0) => 100.0,
+                _ if i == j => 200.0,
+                _ if i.abs_diff(j) == 1 => -100.0,
+                _ => 0.0,
+            };
+            assert!(
+                (lcp[(i, j)] - v).abs() <= 1e-12,
+                "M[{i}][{j}] = {}",
+                lcp[(i, j)]
+            );
+        }
+    }
+}

@@ -6,8 +6,11 @@
 //! solved with one band LU ([`BandLu`], `O(n kl ku)`), the candidate is checked
 //! for infeasible components, and all of them are flipped at once while their
 //! number decreases (Júdice–Pires), falling back to Murty's least-index single
-//! flip, which terminates for P-matrices. A step that keeps its active set
-//! reuses the cached factors and costs `O(n (kl + ku))`. When pivoting fails
+//! flip, which terminates for P-matrices. A start that has not converged
+//! after a few solves is abandoned once for the all-free start (loads that
+//! must travel along a chain would otherwise take one iteration per contact).
+//! A step that keeps its active set reuses the cached factors and costs
+//! `O(n (kl + ku))`. When pivoting fails
 //! on a small problem (e.g. a friction LCP, not a P-matrix) the dense
 //! [`Solver`] takes over on preallocated copies. Every answer goes through the
 //! same acceptance test as the dense path (`problem::verify` on slices).
@@ -106,6 +109,10 @@ const FLIP_TOL: f64 = 1e-3;
 
 /// Non-improving block flips allowed before single flips take over.
 const BLOCK_RETRIES: usize = 3;
+
+/// Active-set solves from the stored active set before block pivoting
+/// starts over once from all free (see `BandSolver::restart`).
+const RESTART_AFTER: usize = 16;
 
 /// Largest problem for which the dense fallback is kept (its Lemke tableau
 /// has about `8 n^2` entries).
@@ -344,6 +351,10 @@ impl BandSolver {
         let mut fewest = usize::MAX;
         let mut retries = BLOCK_RETRIES;
         for solves in 1..=budget {
+            if solves == RESTART_AFTER + 1 {
+                self.restart(p);
+                (fewest, retries) = (usize::MAX, BLOCK_RETRIES);
+            }
             if !self.solve_active(p, u) {
                 return (Outcome::Singular, solves);
             }
@@ -377,6 +388,21 @@ impl BandSolver {
             }
         }
         (Outcome::Budget, budget)
+    }
+
+    /// The second starting point: every component free except fixed ones.
+    /// From all pinned, a load applied at one end of a chain frees one
+    /// contact per iteration (`n` iterations of `O(n)` for a chain pressed
+    /// together); from all free the same chain is one solve, and a mostly
+    /// separating one pins its contacts in a few block flips.
+    fn restart(&mut self, p: &BandProblem) {
+        for i in 0..self.n {
+            self.trial[i] = if p.lo[i] == p.hi[i] {
+                Bound::Lower
+            } else {
+                Bound::Free
+            };
+        }
     }
 
     /// Writes the candidate of `trial` into `u`, refactoring only when the

@@ -170,14 +170,7 @@ impl BandSolver {
     pub fn new(n: usize, kl: usize, ku: usize, settings: Settings) -> Self {
         let dense = (n <= DENSE_FALLBACK_LIMIT).then(|| Fallback {
             p: Problem::lcp(DMatrix::zeros(n, n), DVector::zeros(n)),
-            // The pivot budget counts block iterations here, Lemke pivots there.
-            solver: Solver::new(
-                n,
-                Settings {
-                    max_pivots: 0,
-                    ..settings
-                },
-            ),
+            solver: Solver::new(n, dense_settings(settings)),
         });
         BandSolver {
             n,
@@ -203,6 +196,15 @@ impl BandSolver {
     /// Current settings.
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// Replaces the settings (takes effect at the next solve; the dense
+    /// fallback gets them too, with its automatic Lemke budget).
+    pub fn set_settings(&mut self, settings: Settings) {
+        self.settings = settings;
+        if let Some(fb) = self.dense.as_mut() {
+            fb.solver.set_settings(dense_settings(settings));
+        }
     }
 
     /// Must be called whenever `M` changes: drops the cached factorization.
@@ -412,10 +414,10 @@ impl BandSolver {
         // bound value and their columns act through the solution itself.
         // The same pass compares the free/pinned pattern with the cached one.
         let mut same = self.cached;
-        for i in 0..self.n {
+        for (i, ui) in u[..self.n].iter_mut().enumerate() {
             let b = self.trial[i];
             same &= (b == Bound::Free) == (self.key[i] == Bound::Free);
-            u[i] = match b {
+            *ui = match b {
                 Bound::Free => -p.q[i],
                 Bound::Lower => p.lo[i],
                 Bound::Upper => p.hi[i],
@@ -483,6 +485,15 @@ fn flipped(b: Bound, u: f64, lo: f64) -> Bound {
         Bound::Free if u < lo => Bound::Lower,
         Bound::Free => Bound::Upper,
         Bound::Lower | Bound::Upper => Bound::Free,
+    }
+}
+
+/// The dense fallback's settings: the pivot budget counts block iterations
+/// here and Lemke pivots there, so the fallback keeps its automatic one.
+fn dense_settings(settings: Settings) -> Settings {
+    Settings {
+        max_pivots: 0,
+        ..settings
     }
 }
 

@@ -548,3 +548,28 @@ fn friction_chain_needs_and_gets_the_dense_fallback() {
     assert_eq!(info.status, Status::NumericalFailure, "{info:?}");
     assert!(u.iter().all(|x| x.is_nan()));
 }
+
+#[test]
+fn iteration_budget_and_settings() {
+    // A chain with random velocities needs several solves from all pinned.
+    let mut rng = Rng::new(77);
+    for n in [300, 10] {
+        let mut p = BandProblem::new(chain(n, chain_mass));
+        chain_load(&mut rng, &mut p.q);
+        let mut s = BandSolver::new(n, 1, 1, Settings::default());
+        s.set_settings(Settings {
+            max_pivots: 1,
+            ..Settings::default()
+        });
+        assert_eq!(s.settings().max_pivots, 1);
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let info = s.solve(&p, &mut u, &mut w);
+        if n > 256 {
+            assert_eq!(info.status, Status::MaxIterations, "{info:?}");
+            assert_eq!(info.iterations, 1);
+        } else {
+            // The dense fallback keeps its own (automatic) Lemke budget.
+            assert_eq!((info.status, info.method), (Status::Solved, Method::Lemke));
+        }
+    }
+}

@@ -114,7 +114,7 @@ impl Band {
         &self.a[i * w..i * w + w]
     }
 
-    /// `w = M x + q` without allocating. Panics when a length is not `n`.
+    /// `w = M x + q` without allocating. Panics when a slice is shorter than `n`.
     pub fn mul_add(&self, x: &[f64], q: &[f64], w: &mut [f64]) {
         let (n, kl, wd) = (self.n, self.kl, self.width());
         let (x, q, w) = (&x[..n], &q[..n], &mut w[..n]);

@@ -573,3 +573,73 @@ fn iteration_budget_and_settings() {
         }
     }
 }
+
+/// Entries from a mix of ordinary, huge, tiny and non-finite values.
+fn garbage(rng: &mut Rng) -> f64 {
+    match rng.below(10) {
+        0 => f64::NAN,
+        1 => INF,
+        2 => -INF,
+        3 => 1e300,
+        4 => 1e-300,
+        5 => 0.0,
+        _ => rng.uniform(-2.0, 2.0),
+    }
+}
+
+#[test]
+fn garbage_never_panics_and_never_lies() {
+    let mut rng = Rng::new(99);
+    let mut solved = [0usize; 2];
+    for round in 0..400 {
+        // Small sizes use the dense fallback, 300 does not have one.
+        let n = if round % 8 == 0 {
+            300
+        } else {
+            1 + rng.below(8)
+        };
+        let (kl, ku) = (rng.below(3), rng.below(3));
+        let mut p = BandProblem::new(Band::zeros(n, kl, ku));
+        for i in 0..n {
+            for j in i.saturating_sub(kl)..(i + ku + 1).min(n) {
+                let v = if rng.below(4) == 0 {
+                    garbage(&mut rng)
+                } else {
+                    rng.uniform(-1.0, 1.0)
+                };
+                p.m.set(i, j, v + if i == j { 2.0 } else { 0.0 });
+            }
+            p.q[i] = if rng.below(8) == 0 {
+                garbage(&mut rng)
+            } else {
+                rng.uniform(-1.0, 1.0)
+            };
+            let (a, b) = (garbage(&mut rng), garbage(&mut rng));
+            (p.lo[i], p.hi[i]) = if rng.below(2) == 0 {
+                (a.min(b), a.max(b))
+            } else {
+                (0.0, INF)
+            };
+        }
+        let mut s = BandSolver::new(n, kl, ku, Settings::default());
+        let before = s.active_set().to_vec();
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let info = s.solve(&p, &mut u, &mut w);
+        solved[(info.status == Status::Solved) as usize] += 1;
+        if info.status == Status::Solved {
+            assert!(p.validate().is_ok(), "round {round}: solved invalid data");
+            assert!(
+                p.residual(&u, &w) <= 1e-9 * p.scale(),
+                "round {round}: {info:?}"
+            );
+            let mut again = vec![0.0; n];
+            p.m.mul_add(&u, &p.q, &mut again);
+            assert_eq!(again, w, "round {round}: w is not M u + q");
+        } else {
+            assert!(u.iter().chain(&w).all(|x| x.is_nan()), "round {round}");
+            assert_eq!(s.active_set(), before, "round {round}");
+        }
+    }
+    // Both outcomes are exercised.
+    assert!(solved[0] > 50 && solved[1] > 50, "{solved:?}");
+}

@@ -245,8 +245,10 @@ impl BandSolver {
     /// are NaN and the active set is left alone. The band path cannot prove
     /// infeasibility: without the dense fallback a failure is
     /// `NumericalFailure` (singular block, non-finite numbers, a candidate
-    /// that failed verification) or `MaxIterations`. `Info::iterations`
-    /// counts active-set solves (or what the dense fallback reports).
+    /// that failed verification) or `MaxIterations`. The method is
+    /// `WarmStart` when the stored active set verified at once, else
+    /// `BlockPivot`, and `Info::iterations` counts active-set solves; when the
+    /// dense fallback ran, its status, method and count are reported.
     pub fn solve(&mut self, p: &BandProblem, u: &mut [f64], w: &mut [f64]) -> Info {
         if !self.sizes_ok(p, u, w) {
             u.fill(f64::NAN);

@@ -114,7 +114,7 @@ impl Band {
         &self.a[i * w..i * w + w]
     }
 
-    /// `w = M x + q` without allocating. Panics when a length is not `n`.
+    /// `w = M x + q` without allocating. Panics when a slice is shorter than `n`.
     pub fn mul_add(&self, x: &[f64], q: &[f64], w: &mut [f64]) {
         let (n, kl, wd) = (self.n, self.kl, self.width());
         let (x, q, w) = (&x[..n], &q[..n], &mut w[..n]);
@@ -219,10 +219,9 @@ impl BandLu {
         let w = self.f.width();
         // Where row i of `m` starts in a row of this (possibly wider) band.
         let off = kl - m.kl;
-        for i in 0..n {
-            let row = &mut self.f.a[i * w..i * w + w];
+        for (i, (row, b)) in self.f.a.chunks_exact_mut(w).zip(&active[..n]).enumerate() {
             row.fill(0.0);
-            if active[i] == Bound::Free {
+            if *b == Bound::Free {
                 let src = m.row(i);
                 row[off..off + src.len()].copy_from_slice(src);
                 // Slots outside the matrix are zero in `m`, so they stay zero here.

@@ -6,8 +6,11 @@
 //! solved with one band LU ([`BandLu`], `O(n kl ku)`), the candidate is checked
 //! for infeasible components, and all of them are flipped at once while their
 //! number decreases (Júdice–Pires), falling back to Murty's least-index single
-//! flip, which terminates for P-matrices. A step that keeps its active set
-//! reuses the cached factors and costs `O(n (kl + ku))`. When pivoting fails
+//! flip, which terminates for P-matrices. A start that has not converged
+//! after a few solves is abandoned once for the all-free start (loads that
+//! must travel along a chain would otherwise take one iteration per contact).
+//! A step that keeps its active set reuses the cached factors and costs
+//! `O(n (kl + ku))`. When pivoting fails
 //! on a small problem (e.g. a friction LCP, not a P-matrix) the dense
 //! [`Solver`] takes over on preallocated copies. Every answer goes through the
 //! same acceptance test as the dense path (`problem::verify` on slices).
@@ -107,6 +110,10 @@ const FLIP_TOL: f64 = 1e-3;
 /// Non-improving block flips allowed before single flips take over.
 const BLOCK_RETRIES: usize = 3;
 
+/// Active-set solves from the stored active set before block pivoting
+/// starts over once from all free (see `BandSolver::restart`).
+const RESTART_AFTER: usize = 16;
+
 /// Largest problem for which the dense fallback is kept (its Lemke tableau
 /// has about `8 n^2` entries).
 pub const DENSE_FALLBACK_LIMIT: usize = 256;
@@ -163,14 +170,7 @@ impl BandSolver {
     pub fn new(n: usize, kl: usize, ku: usize, settings: Settings) -> Self {
         let dense = (n <= DENSE_FALLBACK_LIMIT).then(|| Fallback {
             p: Problem::lcp(DMatrix::zeros(n, n), DVector::zeros(n)),
-            // The pivot budget counts block iterations here, Lemke pivots there.
-            solver: Solver::new(
-                n,
-                Settings {
-                    max_pivots: 0,
-                    ..settings
-                },
-            ),
+            solver: Solver::new(n, dense_settings(settings)),
         });
         BandSolver {
             n,
@@ -196,6 +196,15 @@ impl BandSolver {
     /// Current settings.
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// Replaces the settings (takes effect at the next solve; the dense
+    /// fallback gets them too, with its automatic Lemke budget).
+    pub fn set_settings(&mut self, settings: Settings) {
+        self.settings = settings;
+        if let Some(fb) = self.dense.as_mut() {
+            fb.solver.set_settings(dense_settings(settings));
+        }
     }
 
     /// Must be called whenever `M` changes: drops the cached factorization.
@@ -236,8 +245,10 @@ impl BandSolver {
     /// are NaN and the active set is left alone. The band path cannot prove
     /// infeasibility: without the dense fallback a failure is
     /// `NumericalFailure` (singular block, non-finite numbers, a candidate
-    /// that failed verification) or `MaxIterations`. `Info::iterations`
-    /// counts active-set solves (or what the dense fallback reports).
+    /// that failed verification) or `MaxIterations`. The method is
+    /// `WarmStart` when the stored active set verified at once, else
+    /// `BlockPivot`, and `Info::iterations` counts active-set solves; when the
+    /// dense fallback ran, its status, method and count are reported.
     pub fn solve(&mut self, p: &BandProblem, u: &mut [f64], w: &mut [f64]) -> Info {
         if !self.sizes_ok(p, u, w) {
             u.fill(f64::NAN);
@@ -344,6 +355,10 @@ impl BandSolver {
         let mut fewest = usize::MAX;
         let mut retries = BLOCK_RETRIES;
         for solves in 1..=budget {
+            if solves == RESTART_AFTER + 1 {
+                self.restart(p);
+                (fewest, retries) = (usize::MAX, BLOCK_RETRIES);
+            }
             if !self.solve_active(p, u) {
                 return (Outcome::Singular, solves);
             }
@@ -379,6 +394,21 @@ impl BandSolver {
         (Outcome::Budget, budget)
     }
 
+    /// The second starting point: every component free except fixed ones.
+    /// From all pinned, a load applied at one end of a chain frees one
+    /// contact per iteration (`n` iterations of `O(n)` for a chain pressed
+    /// together); from all free the same chain is one solve, and a mostly
+    /// separating one pins its contacts in a few block flips.
+    fn restart(&mut self, p: &BandProblem) {
+        for i in 0..self.n {
+            self.trial[i] = if p.lo[i] == p.hi[i] {
+                Bound::Lower
+            } else {
+                Bound::Free
+            };
+        }
+    }
+
     /// Writes the candidate of `trial` into `u`, refactoring only when the
     /// free/pinned pattern or the matrix changed. False when singular.
     fn solve_active(&mut self, p: &BandProblem, u: &mut [f64]) -> bool {
@@ -386,10 +416,10 @@ impl BandSolver {
         // bound value and their columns act through the solution itself.
         // The same pass compares the free/pinned pattern with the cached one.
         let mut same = self.cached;
-        for i in 0..self.n {
+        for (i, ui) in u[..self.n].iter_mut().enumerate() {
             let b = self.trial[i];
             same &= (b == Bound::Free) == (self.key[i] == Bound::Free);
-            u[i] = match b {
+            *ui = match b {
                 Bound::Free => -p.q[i],
                 Bound::Lower => p.lo[i],
                 Bound::Upper => p.hi[i],
@@ -457,6 +487,15 @@ fn flipped(b: Bound, u: f64, lo: f64) -> Bound {
         Bound::Free if u < lo => Bound::Lower,
         Bound::Free => Bound::Upper,
         Bound::Lower | Bound::Upper => Bound::Free,
+    }
+}
+
+/// The dense fallback's settings: the pivot budget counts block iterations
+/// here and Lemke pivots there, so the fallback keeps its automatic one.
+fn dense_settings(settings: Settings) -> Settings {
+    Settings {
+        max_pivots: 0,
+        ..settings
     }
 }
 

@@ -192,6 +192,9 @@ fn chain_pressed_against_the_wall_matches_the_closed_form() {
         let (info, u, w) = solve_fresh(&p, 0);
         assert_eq!(info.status, Status::Solved, "n={n} {info:?}");
         assert_eq!(info.method, Method::BlockPivot);
+        // From all pinned, one contact is freed per iteration; the restart
+        // from all free ends that after 16 solves.
+        assert!(info.iterations <= (n + 1).min(17), "n={n} {info:?}");
         // The condition number of M grows like n^2, and so does the error.
         let rel = 1e-15 * (n * n) as f64;
         let mut behind = 0.0;
@@ -544,4 +547,99 @@ fn friction_chain_needs_and_gets_the_dense_fallback() {
     let (info, u, _) = solve_fresh(&p, 0);
     assert_eq!(info.status, Status::NumericalFailure, "{info:?}");
     assert!(u.iter().all(|x| x.is_nan()));
+}
+
+#[test]
+fn iteration_budget_and_settings() {
+    // A chain with random velocities needs several solves from all pinned.
+    let mut rng = Rng::new(77);
+    for n in [300, 10] {
+        let mut p = BandProblem::new(chain(n, chain_mass));
+        chain_load(&mut rng, &mut p.q);
+        let mut s = BandSolver::new(n, 1, 1, Settings::default());
+        s.set_settings(Settings {
+            max_pivots: 1,
+            ..Settings::default()
+        });
+        assert_eq!(s.settings().max_pivots, 1);
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let info = s.solve(&p, &mut u, &mut w);
+        if n > 256 {
+            assert_eq!(info.status, Status::MaxIterations, "{info:?}");
+            assert_eq!(info.iterations, 1);
+        } else {
+            // The dense fallback keeps its own (automatic) Lemke budget.
+            assert_eq!((info.status, info.method), (Status::Solved, Method::Lemke));
+        }
+    }
+}
+
+/// Entries from a mix of ordinary, huge, tiny and non-finite values.
+fn garbage(rng: &mut Rng) -> f64 {
+    match rng.below(10) {
+        0 => f64::NAN,
+        1 => INF,
+        2 => -INF,
+        3 => 1e300,
+        4 => 1e-300,
+        5 => 0.0,
+        _ => rng.uniform(-2.0, 2.0),
+    }
+}
+
+#[test]
+fn garbage_never_panics_and_never_lies() {
+    let mut rng = Rng::new(99);
+    let mut solved = [0usize; 2];
+    for round in 0..400 {
+        // Small sizes use the dense fallback, 300 does not have one.
+        let n = if round % 8 == 0 {
+            300
+        } else {
+            1 + rng.below(8)
+        };
+        let (kl, ku) = (rng.below(3), rng.below(3));
+        let mut p = BandProblem::new(Band::zeros(n, kl, ku));
+        for i in 0..n {
+            for j in i.saturating_sub(kl)..(i + ku + 1).min(n) {
+                let v = if rng.below(4) == 0 {
+                    garbage(&mut rng)
+                } else {
+                    rng.uniform(-1.0, 1.0)
+                };
+                p.m.set(i, j, v + if i == j { 2.0 } else { 0.0 });
+            }
+            p.q[i] = if rng.below(8) == 0 {
+                garbage(&mut rng)
+            } else {
+                rng.uniform(-1.0, 1.0)
+            };
+            let (a, b) = (garbage(&mut rng), garbage(&mut rng));
+            (p.lo[i], p.hi[i]) = if rng.below(2) == 0 {
+                (a.min(b), a.max(b))
+            } else {
+                (0.0, INF)
+            };
+        }
+        let mut s = BandSolver::new(n, kl, ku, Settings::default());
+        let before = s.active_set().to_vec();
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let info = s.solve(&p, &mut u, &mut w);
+        solved[(info.status == Status::Solved) as usize] += 1;
+        if info.status == Status::Solved {
+            assert!(p.validate().is_ok(), "round {round}: solved invalid data");
+            assert!(
+                p.residual(&u, &w) <= 1e-9 * p.scale(),
+                "round {round}: {info:?}"
+            );
+            let mut again = vec![0.0; n];
+            p.m.mul_add(&u, &p.q, &mut again);
+            assert_eq!(again, w, "round {round}: w is not M u + q");
+        } else {
+            assert!(u.iter().chain(&w).all(|x| x.is_nan()), "round {round}");
+            assert_eq!(s.active_set(), before, "round {round}");
+        }
+    }
+    // Both outcomes are exercised.
+    assert!(solved[0] > 50 && solved[1] > 50, "{solved:?}");
 }

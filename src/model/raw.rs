@@ -189,7 +189,7 @@ pub fn parse(text: &str, defines: &[(String, i64)]) -> Result<RawModel, (String,
             super::template::expand(&mut doc, defines)?;
             report(serde_path_to_error::deserialize(toml::Value::Table(doc)))
         }
-        _ if !defines.is_empty() => Err((
+        Ok(_) if !defines.is_empty() => Err((
             "defines".into(),
             format!("--define {}: the file declares no [defines]", defines[0].0),
         )),

@@ -10,6 +10,7 @@
 //!
 //! [`MechSystem`]: crate::mechanics::MechSystem
 
+mod contact;
 mod mechanical;
 mod theta;
 

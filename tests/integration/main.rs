@@ -13,8 +13,11 @@
 
 mod alloc;
 mod description;
+mod fmus;
+mod importer;
 mod instance;
 mod lcp_alloc;
+mod log_capture;
 mod model_errors;
 mod models;
 

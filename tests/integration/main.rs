@@ -11,6 +11,7 @@
 //!
 //! The FMU binaries themselves are tested from Python with FMPy (`tests/python`).
 
+mod abuse;
 mod alloc;
 mod description;
 mod fmus;

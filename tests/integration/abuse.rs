@@ -106,14 +106,24 @@ const FUNCTIONS: [Function; 30] = [
 /// table so that the two check each other.
 fn allowed(f: Function) -> &'static [State] {
     match f {
-        SetDebugLogging | Reset | GetFMUstate | SetFMUstate | FreeFMUstate
-        | SerializedFMUstateSize | SerializeFMUstate | DeSerializeFMUstate => &ALL,
+        SetDebugLogging
+        | Reset
+        | GetFMUstate
+        | SetFMUstate
+        | FreeFMUstate
+        | SerializedFMUstateSize
+        | SerializeFMUstate
+        | DeSerializeFMUstate => &ALL,
         SetupExperiment | EnterInitializationMode => &[Instantiated],
         ExitInitializationMode => &[InitializationMode],
         Terminate => &[StepComplete, StepFailed],
-        GetReal | GetInteger | GetBoolean | GetString | GetDirectionalDerivative => {
-            &[InitializationMode, StepComplete, StepFailed, Terminated, Error]
-        }
+        GetReal | GetInteger | GetBoolean | GetString | GetDirectionalDerivative => &[
+            InitializationMode,
+            StepComplete,
+            StepFailed,
+            Terminated,
+            Error,
+        ],
         SetReal | SetInteger | SetBoolean | SetString | SetRealInputDerivatives => {
             &[Instantiated, InitializationMode, StepComplete]
         }
@@ -213,14 +223,18 @@ fn call(r: &mut Raw, f: &Friction, func: Function, t: f64) -> u32 {
             SetInteger => b.fmi2SetInteger(c, null(), 0, int.as_ptr()),
             SetBoolean => b.fmi2SetBoolean(c, null(), 0, int.as_ptr()),
             SetString => b.fmi2SetString(c, null(), 0, string.as_ptr()),
-            SetDebugLogging | Reset | GetFMUstate | SetFMUstate | FreeFMUstate | SerializedFMUstateSize | SerializeFMUstate
+            SetDebugLogging
+            | Reset
+            | GetFMUstate
+            | SetFMUstate
+            | FreeFMUstate
+            | SerializedFMUstateSize
+            | SerializeFMUstate
             | DeSerializeFMUstate => unreachable!("allowed in every state"),
             GetDirectionalDerivative => {
                 b.fmi2GetDirectionalDerivative(c, null(), 0, null(), 0, null(), null_mut())
             }
-            SetRealInputDerivatives => {
-                b.fmi2SetRealInputDerivatives(c, null(), 0, null(), null())
-            }
+            SetRealInputDerivatives => b.fmi2SetRealInputDerivatives(c, null(), 0, null(), null()),
             GetRealOutputDerivatives => {
                 b.fmi2GetRealOutputDerivatives(c, null(), 0, null(), null_mut())
             }
@@ -231,9 +245,11 @@ fn call(r: &mut Raw, f: &Friction, func: Function, t: f64) -> u32 {
                 b.fmi2GetStatus(c, binding::fmi2StatusKind_fmi2DoStepStatus, &mut s)
             }
             GetRealStatus => b.fmi2GetRealStatus(c, LAST_SUCCESSFUL_TIME, real.as_mut_ptr()),
-            GetIntegerStatus => {
-                b.fmi2GetIntegerStatus(c, binding::fmi2StatusKind_fmi2DoStepStatus, int.as_mut_ptr())
-            }
+            GetIntegerStatus => b.fmi2GetIntegerStatus(
+                c,
+                binding::fmi2StatusKind_fmi2DoStepStatus,
+                int.as_mut_ptr(),
+            ),
             GetBooleanStatus => b.fmi2GetBooleanStatus(c, TERMINATED, int.as_mut_ptr()),
             GetStringStatus => b.fmi2GetStringStatus(
                 c,
@@ -257,7 +273,11 @@ fn refused(r: &mut Raw, status: u32, what: &str, before: &[u8]) {
         "{}: {what}: empty message",
         r.name
     );
-    assert!(r.snapshot() == before, "{}: {what} changed the instance", r.name);
+    assert!(
+        r.snapshot() == before,
+        "{}: {what} changed the instance",
+        r.name
+    );
 }
 
 /// [`refused`] for calls made in one batch: each returned fmi2Error and logged
@@ -268,12 +288,21 @@ fn each_refused(r: &mut Raw, statuses: &[u32], what: &str, before: &[u8]) {
         assert_eq!(*status, ERROR, "{}: {what}, call {k}", r.name);
     }
     let logged = r.logged();
-    assert_eq!(logged.len(), statuses.len(), "{}: {what}: {logged:?}", r.name);
+    assert_eq!(
+        logged.len(),
+        statuses.len(),
+        "{}: {what}: {logged:?}",
+        r.name
+    );
     for record in &logged {
         assert_eq!(record.level, log::Level::Error, "{record:?}");
         assert!(!record.message.is_empty());
     }
-    assert!(r.snapshot() == before, "{}: {what} changed the instance", r.name);
+    assert!(
+        r.snapshot() == before,
+        "{}: {what} changed the instance",
+        r.name
+    );
 }
 
 /// What the standard allows next from each state, done to show the instance
@@ -324,7 +353,14 @@ fn step_sizes_and_communication_points_that_are_wrong() {
         let status = r.step(t, h);
         refused(&mut r, status, &format!("h = {h}"), &before);
     }
-    for at in [t + 0.1, t - 0.1, 0.0, f64::NAN, f64::INFINITY, -f64::INFINITY] {
+    for at in [
+        t + 0.1,
+        t - 0.1,
+        0.0,
+        f64::NAN,
+        f64::INFINITY,
+        -f64::INFINITY,
+    ] {
         let status = r.step(at, 0.1);
         refused(&mut r, status, &format!("t = {at}"), &before);
     }
@@ -424,7 +460,12 @@ fn null_arrays_with_values_announced_and_empty_requests() {
             b.fmi2GetBooleanStatus(c, 99, ints.as_mut_ptr()),
         ]
     };
-    each_refused(&mut r, &refusals, "NULL arrays, no such variables or kinds", &before);
+    each_refused(
+        &mut r,
+        &refusals,
+        "NULL arrays, no such variables or kinds",
+        &before,
+    );
     // nvr = 0 with NULL arrays is legal
     // SAFETY: nothing is announced, nothing is read or written.
     let empty = unsafe {

@@ -62,7 +62,10 @@ fn build(model: &Model, origin: &Path) -> PathBuf {
 /// A bundled model's FMU.
 pub fn bundled(stem: &str) -> PathBuf {
     let path = model_path(stem);
-    build(&validate::load(&path).unwrap_or_else(|e| panic!("{e}")), &path)
+    build(
+        &validate::load(&path).unwrap_or_else(|e| panic!("{e}")),
+        &path,
+    )
 }
 
 /// The FMU of a test model stored in `tests/data/<stem>.toml`.
@@ -70,7 +73,10 @@ pub fn test_model(stem: &str) -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
         .join(format!("{stem}.toml"));
-    build(&validate::load(&path).unwrap_or_else(|e| panic!("{e}")), &path)
+    build(
+        &validate::load(&path).unwrap_or_else(|e| panic!("{e}")),
+        &path,
+    )
 }
 
 /// Extracts and parses an FMU with the `fmi` crate (a fresh temporary directory
@@ -171,7 +177,11 @@ impl Raw {
     /// Instantiates; `Err` holds the binding when `fmi2Instantiate` returned NULL.
     pub fn instantiate(import: &Fmi2Import, how: Instantiation) -> Result<Raw, Fmi2Binding> {
         let md = import.model_description();
-        let ident = &md.co_simulation.as_ref().expect("CoSimulation").model_identifier;
+        let ident = &md
+            .co_simulation
+            .as_ref()
+            .expect("CoSimulation")
+            .model_identifier;
         let b = import.binding(ident).expect("the FMU's library loads");
         let cb = callbacks(how.callbacks);
         let name = CString::new(how.name).unwrap();

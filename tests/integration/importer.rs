@@ -184,7 +184,8 @@ fn reset_then_a_second_run_repeats_the_first() {
 fn two_instances_stepped_alternately_equal_single_runs() {
     for case in &CASES {
         let import = fmus::import(&fmus::bundled(case.model));
-        let alone = [false, true].map(|m| full_run(&mut instance(&import, "alone"), &import, case, m));
+        let alone =
+            [false, true].map(|m| full_run(&mut instance(&import, "alone"), &import, case, m));
         let mut pair = [instance(&import, "alt-a"), instance(&import, "alt-b")];
         let mut rows = [
             initialize(&mut pair[0], &import, &[]),
@@ -204,7 +205,8 @@ fn two_instances_stepped_alternately_equal_single_runs() {
 fn eight_instances_in_parallel_threads_equal_single_runs() {
     for case in &CASES {
         let import = fmus::import(&fmus::bundled(case.model));
-        let alone = [false, true].map(|m| full_run(&mut instance(&import, "alone"), &import, case, m));
+        let alone =
+            [false, true].map(|m| full_run(&mut instance(&import, "alone"), &import, case, m));
         let results: Vec<Vec<u64>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..8)
                 .map(|k| {
@@ -283,7 +285,12 @@ fn wrong_guid_and_model_exchange_get_null_after_a_logged_reason() {
     for model in fmus::BUNDLED {
         let import = fmus::import(&fmus::bundled(model));
         let cases = [
-            ("guid", CO_SIMULATION, Some("{00000000-0000-0000-0000-000000000000}"), "GUID"),
+            (
+                "guid",
+                CO_SIMULATION,
+                Some("{00000000-0000-0000-0000-000000000000}"),
+                "GUID",
+            ),
             ("no-guid", CO_SIMULATION, Some(""), "GUID"),
             ("model-exchange", MODEL_EXCHANGE, None, "Co-Simulation"),
             ("type-7", 7, None, "Co-Simulation"),

@@ -21,6 +21,7 @@ mod lcp_alloc;
 mod log_capture;
 mod model_errors;
 mod models;
+mod numeric;
 
 use lcsfmu::model::{validate, Model};
 use lcsfmu::simulate::{self, Options, Trajectory};

@@ -13,6 +13,7 @@
 
 mod abuse;
 mod alloc;
+mod call_sequences;
 mod description;
 mod fmus;
 mod importer;

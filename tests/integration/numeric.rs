@@ -333,3 +333,29 @@ fn an_lcp_that_exhausts_the_pivot_budget_is_a_discard_naming_method_and_residual
     // the warm start u = 0 leaves y = q, whose entries are x + h f - 0.45 = -0.05
     assert!((residual - 0.05).abs() < 1e-12, "{residual}");
 }
+
+/// Regression: a read of the multipliers during initialization used to mark
+/// them consistent even when no consistent multipliers exist, so the exit from
+/// initialization returned OK and the warning was never given.
+#[test]
+fn a_read_during_initialization_keeps_the_warning_for_its_exit() {
+    within(60, "warning", || {
+        let import = fmus::import(&fmus::bundled("coulomb_friction"));
+        let outputs = fmus::vrs_of(&import, Causality::Output);
+        for reads in [0, 1, 3] {
+            let mut r = Raw::new(&import, "warning-kept");
+            assert_eq!(r.set(&[fmus::vr(&import, "mu")], &[-1.0]), OK);
+            assert_eq!(r.setup(0.0, None), OK);
+            assert_eq!(r.enter(), OK);
+            for _ in 0..reads {
+                assert_eq!(r.get(&outputs).0, OK);
+            }
+            assert_eq!(r.exit(), WARNING, "after {reads} reads");
+            let logged = r.logged();
+            assert!(
+                logged.len() == 1 && logged[0].message.contains("no multipliers are consistent"),
+                "{logged:?}"
+            );
+        }
+    });
+}

@@ -30,13 +30,29 @@ pub const TERMINATED: u32 = binding::fmi2StatusKind_fmi2Terminated;
 pub const CO_SIMULATION: u32 = binding::fmi2Type_fmi2CoSimulation;
 pub const MODEL_EXCHANGE: u32 = binding::fmi2Type_fmi2ModelExchange;
 
-/// The bundled models.
+/// The four first-order bundled models, whose physics some tests check.
 pub const BUNDLED: [&str; 4] = [
     "sign_spiral",
     "coulomb_friction",
     "rlc_diode",
     "saturated_integrator",
 ];
+
+/// Every model in `models/` (file stems, sorted): the tests that need no
+/// knowledge of a model's physics run on each of them.
+pub fn every_model() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut stems: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.unwrap().path();
+            let toml = path.extension().is_some_and(|x| x == "toml");
+            toml.then(|| path.file_stem().unwrap().to_string_lossy().into_owned())
+        })
+        .collect();
+    stems.sort();
+    stems
+}
 
 /// Built FMUs by model name; a model is built at most once per process.
 static BUILT: Mutex<Option<HashMap<String, PathBuf>>> = Mutex::new(None);

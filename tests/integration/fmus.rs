@@ -16,7 +16,7 @@ use fmi::traits::FmiImport;
 use lcsfmu::export::{self, BuildEnv};
 use lcsfmu::model::{validate, Model};
 use std::collections::HashMap;
-use std::ffi::{c_void, CStr, CString};
+use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -24,7 +24,6 @@ pub const OK: u32 = binding::fmi2Status_fmi2OK;
 pub const WARNING: u32 = binding::fmi2Status_fmi2Warning;
 pub const DISCARD: u32 = binding::fmi2Status_fmi2Discard;
 pub const ERROR: u32 = binding::fmi2Status_fmi2Error;
-pub const FATAL: u32 = binding::fmi2Status_fmi2Fatal;
 pub const LAST_SUCCESSFUL_TIME: u32 = binding::fmi2StatusKind_fmi2LastSuccessfulTime;
 pub const TERMINATED: u32 = binding::fmi2StatusKind_fmi2Terminated;
 pub const CO_SIMULATION: u32 = binding::fmi2Type_fmi2CoSimulation;
@@ -190,8 +189,8 @@ fn callbacks(kind: Callbacks) -> Box<fmi2CallbackFunctions> {
 }
 
 impl Raw {
-    /// Instantiates; `Err` holds the binding when `fmi2Instantiate` returned NULL.
-    pub fn instantiate(import: &Fmi2Import, how: Instantiation) -> Result<Raw, Fmi2Binding> {
+    /// Instantiates; None when `fmi2Instantiate` returned NULL.
+    pub fn instantiate(import: &Fmi2Import, how: Instantiation) -> Option<Raw> {
         let md = import.model_description();
         let ident = &md
             .co_simulation
@@ -221,9 +220,9 @@ impl Raw {
             )
         };
         if c.is_null() {
-            return Err(b);
+            return None;
         }
-        Ok(Raw {
+        Some(Raw {
             b,
             c,
             name: how.name.to_string(),
@@ -234,7 +233,7 @@ impl Raw {
     /// A conforming instantiation that must succeed.
     pub fn new(import: &Fmi2Import, name: &str) -> Raw {
         Raw::instantiate(import, Instantiation::standard(import, name))
-            .unwrap_or_else(|_| panic!("{name}: fmi2Instantiate returned NULL"))
+            .unwrap_or_else(|| panic!("{name}: fmi2Instantiate returned NULL"))
     }
 
     /// setupExperiment(start, no stop), enter and exit initialization.
@@ -354,14 +353,4 @@ impl Drop for Raw {
         // SAFETY: the instance is live and freed exactly once.
         unsafe { self.b.fmi2FreeInstance(self.c) }
     }
-}
-
-/// A C string pointer for the calls that take one.
-pub fn c(s: &CStr) -> *const std::ffi::c_char {
-    s.as_ptr()
-}
-
-/// A NULL pointer of any element type.
-pub fn null<T>() -> *mut T {
-    std::ptr::null_mut::<c_void>() as *mut T
 }

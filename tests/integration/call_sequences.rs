@@ -449,7 +449,7 @@ fn target(name: &str, other: &str) -> Target {
     let import = fmus::import(&fmus::bundled(name));
     let other = fmus::import(&fmus::bundled(other));
     let mut o = Raw::new(&other, "sequences-foreign");
-    assert_eq!(o.init(), OK);
+    assert!(o.init() <= WARNING);
     Target {
         name: name.to_string(),
         count: fmus::variable_count(&import),

@@ -9,7 +9,9 @@
 //! (`tests/python/test_second_importer.py` runs `examples/fmi_cosim.rs`, the
 //! same importer as a command).
 
-use super::fmus::{self, Callbacks, Instantiation, Raw, CO_SIMULATION, MODEL_EXCHANGE, OK};
+use super::fmus::{
+    self, Callbacks, Instantiation, Raw, CO_SIMULATION, MODEL_EXCHANGE, OK, WARNING,
+};
 use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
 use fmi::fmi2::schema::Causality;
@@ -120,7 +122,12 @@ fn initialize(i: &mut InstanceCS, import: &Fmi2Import, start: &[(&str, f64)]) ->
         ok(i.set_real(&[fmus::vr(import, name)], &[*v]));
     }
     ok(Common::enter_initialization_mode(i));
-    ok(Common::exit_initialization_mode(i));
+    // a model may warn that no multipliers are consistent with its start values
+    let exit = Common::exit_initialization_mode(i);
+    assert!(
+        matches!(exit, Ok(Fmi2Res::OK | Fmi2Res::Warning)),
+        "{exit:?}"
+    );
     outputs(i, import)
 }
 
@@ -268,7 +275,7 @@ fn eight_instances_in_parallel_threads_equal_single_runs() {
 
 /// Ten steps through the raw bindings; the outputs after the last one.
 fn short_run(r: &mut Raw, outputs: &[u32]) -> Vec<u64> {
-    assert_eq!(r.init(), OK, "{}", r.name);
+    assert!(r.init() <= WARNING, "{}", r.name);
     for k in 0..10 {
         let t = k as f64 * 0.01;
         assert_eq!(r.step(t, 0.01), OK, "{}", r.name);

@@ -56,7 +56,7 @@ fn non_finite_values_are_refused_and_change_nothing() {
             assert!(!vars.is_empty());
             for phase in ["instantiated", "running"] {
                 if phase == "running" {
-                    assert_eq!(r.init(), OK);
+                    assert!(r.init() <= WARNING);
                     assert_eq!(r.step(0.0, 0.01), OK);
                 }
                 let before = r.snapshot();

@@ -400,7 +400,7 @@ pub extern "C" fn fmi2SerializeFMUstate(
             .serialize(unsafe { &state_ref(state)?.snapshot });
         if data.len() > size {
             return Err(FmiError::error(format!(
-                "buffer of {size} bytes is too small for the {} of the state",
+                "buffer of {size} bytes is too small for the state ({} bytes)",
                 data.len()
             )));
         }

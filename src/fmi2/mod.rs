@@ -215,6 +215,9 @@ impl Instance {
                     *u = 0.0f64.clamp(*lo, *hi);
                 }
                 self.stepper.reset_active_set();
+                // Not consistent: a read during initialization must not make the
+                // exit from it skip the solve and, with it, this warning.
+                self.consistent = false;
                 Err(FmiError {
                     severity: Severity::Warning,
                     message: format!(

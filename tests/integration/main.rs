@@ -11,15 +11,34 @@
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices
 //!
-//! The FMU binaries themselves are tested from Python with FMPy (`tests/python`).
+//! The built FMU binaries, through a second importer (the `fmi` crate):
+//! - `fmus`           builds every model once per process into `target/conformance/`,
+//!   imports it, drives raw instances (`Raw`)
+//! - `log_capture`    what each instance logged, through the crate's printf-style logger
+//! - `importer`       state replay and serialization, reset, two alternated and eight
+//!   threaded instances, resource locations, NULL callbacks, wrong GUID, Model Exchange
+//! - `abuse`          every function in every state the standard forbids, bad arguments
+//!   of legal calls, damaged and foreign FMU states, a NULL instance
+//! - `numeric`        non-finite values, extreme step sizes, infeasible and overflowing
+//!   parameters, an LCP beyond the pivot budget
+//! - `call_sequences` 10,000 seeded random call sequences (status histogram printed)
+//!
+//! FMPy tests the same binaries from Python (`tests/python`), and compares its
+//! numbers with the `fmi` crate's (`examples/fmi_cosim.rs`).
 
+mod abuse;
 mod alloc;
+mod call_sequences;
 mod description;
+mod fmus;
+mod importer;
 mod instance;
 mod lcp_alloc;
+mod log_capture;
 mod mechanics;
 mod model_errors;
 mod models;
+mod numeric;
 
 use lcsfmu::model::{validate, Model};
 use lcsfmu::simulate::{self, Options, Trajectory};

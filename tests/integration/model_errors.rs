@@ -82,3 +82,103 @@ fn arbitrary_text_never_panics() {
         let _ = validate::from_str(&text, Path::new("fuzz.toml"));
     }
 }
+
+/// Random bytes, random sequences of the tokens model files are made of, and
+/// random expressions in a matrix entry of a valid model: every one is either a
+/// model or an error, never a panic.
+#[test]
+fn random_text_tokens_and_expressions_never_panic() {
+    let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let path = Path::new("random.toml");
+    for _ in 0..2000 {
+        let n = (next() % 400) as usize;
+        let bytes: Vec<u8> = (0..n).map(|_| next() as u8).collect();
+        let _ = validate::from_str(&String::from_utf8_lossy(&bytes), path);
+    }
+    let tokens = [
+        "[model]",
+        "[experiment]",
+        "[scheme]",
+        "[system]",
+        "[[states]]",
+        "[[inputs]]",
+        "[[parameters]]",
+        "[[complementarity]]",
+        "[[outputs]]",
+        "name",
+        "value",
+        "start",
+        "lo",
+        "hi",
+        "theta",
+        "max_step",
+        "A",
+        "B",
+        "C",
+        "D",
+        "E",
+        "F",
+        "f",
+        "g",
+        "=",
+        "\n",
+        "\"x\"",
+        "\"p\"",
+        "\"u\"",
+        "\"1/p\"",
+        "\"p^-2\"",
+        "[[1]]",
+        "[[1, 2], [3]]",
+        "[]",
+        "[[]]",
+        "0",
+        "-1",
+        "1e308",
+        "1e309",
+        "nan",
+        "inf",
+        "-inf",
+        "\"inf\"",
+        "\"\"",
+        "{",
+        "}",
+        ",",
+        "true",
+        "\"(\"",
+        "\"sqrt(-1)\"",
+        "\"log(0)\"",
+        "#",
+        "'",
+        "\"\\u0000\"",
+    ];
+    for _ in 0..3000 {
+        let n = 1 + (next() % 60) as usize;
+        let text: Vec<&str> = (0..n)
+            .map(|_| tokens[(next() as usize) % tokens.len()])
+            .collect();
+        let _ = validate::from_str(&text.join(" "), path);
+    }
+    let pieces = [
+        "p", "q", "x", "u", "pi", "inf", "1", "0", "2.5e3", "1e-320", "(", ")", "+", "-", "*", "/",
+        "^", "sqrt", "exp", "log", "sin", "abs", " ", ".", "e", "--", "**",
+    ];
+    for _ in 0..3000 {
+        let n = 1 + (next() % 12) as usize;
+        let expr: String = (0..n)
+            .map(|_| pieces[(next() as usize) % pieces.len()])
+            .collect();
+        let text = format!(
+            "[model]\nname = \"m\"\n[[parameters]]\nname = \"p\"\nvalue = 2.0\n\
+             [[states]]\nname = \"x\"\n[[complementarity]]\nname = \"u\"\nlo = {:?}\n\
+             [[outputs]]\nname = \"o\"\nvalue = {:?}\n[system]\nA = [[{:?}]]\n",
+            expr, expr, expr
+        );
+        let _ = validate::from_str(&text, path);
+    }
+}

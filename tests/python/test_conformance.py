@@ -6,6 +6,7 @@ Contents
   test_archive_layout                          modelDescription.xml + binaries/linux64/<id>.so
   test_exports_exactly_the_fmi2_cs_functions   nm -D --defined-only: the 34 FMI 2.0 CS names only
   test_build_accepts_a_relative_cache_dir      lcsfmu build --cache-dir with a relative path
+  test_glibc_floor                             objdump -T: no symbol newer than GLIBC_2.34 (README)
 """
 import re
 import subprocess
@@ -77,3 +78,18 @@ def test_build_accepts_a_relative_cache_dir(lcsfmu_bin, tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert not validate_fmu(str(out))
+
+
+# The README promises that the FMU binaries load on glibc 2.34 or newer.
+GLIBC_FLOOR = (2, 34)
+
+
+@pytest.mark.parametrize("model", MODEL_NAMES)
+def test_glibc_floor(fmus, model):
+    so = Path(unzipped(fmus[model])) / "binaries" / "linux64" / f"{model}.so"
+    proc = subprocess.run(["objdump", "-T", str(so)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    versions = {tuple(int(x) for x in v.split("."))
+                for v in re.findall(r"\bGLIBC_(\d+(?:\.\d+)+)", proc.stdout)}
+    assert versions, "no versioned glibc symbols found"
+    assert max(versions) <= GLIBC_FLOOR, f"needs glibc {max(versions)}"

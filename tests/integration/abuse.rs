@@ -1,0 +1,616 @@
+//! Call-sequence abuse through the raw C functions of a built FMU: every FMI
+//! function called in every state where the FMI 2.0 standard forbids it, and
+//! the bad arguments of legal calls (step sizes, communication points, value
+//! references, `nvr` against NULL arrays, NULL pointers, damaged and foreign
+//! FMU states). Each must return `fmi2Error`, log a message through the
+//! importer's logger, leave the serialized FMU state byte for byte as it was,
+//! and leave the instance usable for whatever the standard allows next.
+
+use super::fmus::{self, Raw, DISCARD, ERROR, LAST_SUCCESSFUL_TIME, OK, TERMINATED, WARNING};
+use fmi::fmi2::binding::{self, fmi2FMUstate, fmi2String};
+use fmi::fmi2::import::Fmi2Import;
+use std::ptr::{null, null_mut};
+
+/// The states of the FMI 2.0 co-simulation state machine an instance can be in
+/// between calls (no step is ever pending, so stepInProgress never occurs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Instantiated,
+    InitializationMode,
+    StepComplete,
+    StepFailed,
+    Terminated,
+    Error,
+}
+use State::*;
+const ALL: [State; 6] = [
+    Instantiated,
+    InitializationMode,
+    StepComplete,
+    StepFailed,
+    Terminated,
+    Error,
+];
+
+/// Every FMI 2.0 co-simulation function that takes an instance, except
+/// `fmi2FreeInstance` (legal in every state above).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Function {
+    SetDebugLogging,
+    SetupExperiment,
+    EnterInitializationMode,
+    ExitInitializationMode,
+    Terminate,
+    Reset,
+    GetReal,
+    GetInteger,
+    GetBoolean,
+    GetString,
+    SetReal,
+    SetInteger,
+    SetBoolean,
+    SetString,
+    GetFMUstate,
+    SetFMUstate,
+    FreeFMUstate,
+    SerializedFMUstateSize,
+    SerializeFMUstate,
+    DeSerializeFMUstate,
+    GetDirectionalDerivative,
+    SetRealInputDerivatives,
+    GetRealOutputDerivatives,
+    DoStep,
+    CancelStep,
+    GetStatus,
+    GetRealStatus,
+    GetIntegerStatus,
+    GetBooleanStatus,
+    GetStringStatus,
+}
+use Function::*;
+const FUNCTIONS: [Function; 30] = [
+    SetDebugLogging,
+    SetupExperiment,
+    EnterInitializationMode,
+    ExitInitializationMode,
+    Terminate,
+    Reset,
+    GetReal,
+    GetInteger,
+    GetBoolean,
+    GetString,
+    SetReal,
+    SetInteger,
+    SetBoolean,
+    SetString,
+    GetFMUstate,
+    SetFMUstate,
+    FreeFMUstate,
+    SerializedFMUstateSize,
+    SerializeFMUstate,
+    DeSerializeFMUstate,
+    GetDirectionalDerivative,
+    SetRealInputDerivatives,
+    GetRealOutputDerivatives,
+    DoStep,
+    CancelStep,
+    GetStatus,
+    GetRealStatus,
+    GetIntegerStatus,
+    GetBooleanStatus,
+    GetStringStatus,
+];
+
+/// Where the FMI 2.0 standard allows each function (the co-simulation state
+/// table of its section 4.2.4), written out here independently of the FMU's own
+/// table so that the two check each other.
+fn allowed(f: Function) -> &'static [State] {
+    match f {
+        SetDebugLogging
+        | Reset
+        | GetFMUstate
+        | SetFMUstate
+        | FreeFMUstate
+        | SerializedFMUstateSize
+        | SerializeFMUstate
+        | DeSerializeFMUstate => &ALL,
+        SetupExperiment | EnterInitializationMode => &[Instantiated],
+        ExitInitializationMode => &[InitializationMode],
+        Terminate => &[StepComplete, StepFailed],
+        GetReal | GetInteger | GetBoolean | GetString | GetDirectionalDerivative => &[
+            InitializationMode,
+            StepComplete,
+            StepFailed,
+            Terminated,
+            Error,
+        ],
+        SetReal | SetInteger | SetBoolean | SetString | SetRealInputDerivatives => {
+            &[Instantiated, InitializationMode, StepComplete]
+        }
+        GetRealOutputDerivatives => &[StepComplete, StepFailed, Terminated, Error],
+        DoStep => &[StepComplete],
+        // only while an asynchronous step is pending, which never happens here
+        CancelStep => &[],
+        GetStatus | GetRealStatus | GetIntegerStatus | GetBooleanStatus | GetStringStatus => {
+            &[StepComplete, StepFailed, Terminated]
+        }
+    }
+}
+
+/// coulomb_friction: parameters m, g, mu; input F_a; states x, v; outputs.
+struct Friction {
+    import: Fmi2Import,
+    m: u32,
+    mu: u32,
+    f_a: u32,
+    v: u32,
+    f_f: u32,
+}
+
+fn friction() -> Friction {
+    let import = fmus::import(&fmus::bundled("coulomb_friction"));
+    let vr = |n| fmus::vr(&import, n);
+    Friction {
+        m: vr("m"),
+        mu: vr("mu"),
+        f_a: vr("F_a"),
+        v: vr("v"),
+        f_f: vr("F_f"),
+        import,
+    }
+}
+
+/// An instance brought into `state`, and its time.
+fn reach(f: &Friction, state: State, name: &str) -> (Raw, f64) {
+    let mut r = Raw::new(&f.import, name);
+    let h = 0.1;
+    let t = match state {
+        Instantiated => 0.0,
+        InitializationMode => {
+            assert_eq!(r.setup(0.0, None), OK);
+            assert_eq!(r.enter(), OK);
+            0.0
+        }
+        StepComplete | Terminated => {
+            assert_eq!(r.init(), OK);
+            assert_eq!(r.step(0.0, h), OK);
+            if state == Terminated {
+                assert_eq!(r.terminate(), OK);
+            }
+            h
+        }
+        StepFailed => {
+            // a negative friction coefficient: no multipliers exist at all
+            assert_eq!(r.set(&[f.mu], &[-1.0]), OK);
+            assert_eq!(r.setup(0.0, None), OK);
+            assert_eq!(r.enter(), OK);
+            assert_eq!(r.exit(), WARNING);
+            assert_eq!(r.step(0.0, h), DISCARD);
+            0.0
+        }
+        Error => {
+            // m = 0 makes 1/m infinite: initialization fails
+            assert_eq!(r.set(&[f.m], &[0.0]), OK);
+            assert_eq!(r.setup(0.0, None), OK);
+            assert_eq!(r.enter(), OK);
+            assert_eq!(r.exit(), ERROR);
+            0.0
+        }
+    };
+    r.logged();
+    (r, t)
+}
+
+/// Calls `func` with arguments that are valid in the states where it is allowed.
+fn call(r: &mut Raw, f: &Friction, func: Function, t: f64) -> u32 {
+    let (vr, v) = ([f.v], [0.0f64]);
+    let mut real = [0.0f64];
+    let mut int = [0i32];
+    let mut string: [fmi2String; 1] = [null()];
+    // SAFETY: every array holds as many elements as announced; the instance is live.
+    unsafe {
+        let (b, c) = (&r.b, r.c);
+        match func {
+            SetupExperiment => b.fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0),
+            EnterInitializationMode => b.fmi2EnterInitializationMode(c),
+            ExitInitializationMode => b.fmi2ExitInitializationMode(c),
+            Terminate => b.fmi2Terminate(c),
+            GetReal => b.fmi2GetReal(c, vr.as_ptr(), 1, real.as_mut_ptr()),
+            GetInteger => b.fmi2GetInteger(c, null(), 0, int.as_mut_ptr()),
+            GetBoolean => b.fmi2GetBoolean(c, null(), 0, int.as_mut_ptr()),
+            GetString => b.fmi2GetString(c, null(), 0, string.as_mut_ptr()),
+            SetReal => b.fmi2SetReal(c, [f.f_a].as_ptr(), 1, v.as_ptr()),
+            SetInteger => b.fmi2SetInteger(c, null(), 0, int.as_ptr()),
+            SetBoolean => b.fmi2SetBoolean(c, null(), 0, int.as_ptr()),
+            SetString => b.fmi2SetString(c, null(), 0, string.as_ptr()),
+            SetDebugLogging
+            | Reset
+            | GetFMUstate
+            | SetFMUstate
+            | FreeFMUstate
+            | SerializedFMUstateSize
+            | SerializeFMUstate
+            | DeSerializeFMUstate => unreachable!("allowed in every state"),
+            GetDirectionalDerivative => {
+                b.fmi2GetDirectionalDerivative(c, null(), 0, null(), 0, null(), null_mut())
+            }
+            SetRealInputDerivatives => b.fmi2SetRealInputDerivatives(c, null(), 0, null(), null()),
+            GetRealOutputDerivatives => {
+                b.fmi2GetRealOutputDerivatives(c, null(), 0, null(), null_mut())
+            }
+            DoStep => b.fmi2DoStep(c, t, 0.1, 0),
+            CancelStep => b.fmi2CancelStep(c),
+            GetStatus => {
+                let mut s = 0;
+                b.fmi2GetStatus(c, binding::fmi2StatusKind_fmi2DoStepStatus, &mut s)
+            }
+            GetRealStatus => b.fmi2GetRealStatus(c, LAST_SUCCESSFUL_TIME, real.as_mut_ptr()),
+            GetIntegerStatus => b.fmi2GetIntegerStatus(
+                c,
+                binding::fmi2StatusKind_fmi2DoStepStatus,
+                int.as_mut_ptr(),
+            ),
+            GetBooleanStatus => b.fmi2GetBooleanStatus(c, TERMINATED, int.as_mut_ptr()),
+            GetStringStatus => b.fmi2GetStringStatus(
+                c,
+                binding::fmi2StatusKind_fmi2PendingStatus,
+                string.as_mut_ptr(),
+            ),
+        }
+    }
+}
+
+/// Asserts that `status` is fmi2Error, that exactly one message naming `what`
+/// was logged with it, and that the FMU state is still `before`.
+#[track_caller]
+fn refused(r: &mut Raw, status: u32, what: &str, before: &[u8]) {
+    assert_eq!(status, ERROR, "{}: {what}", r.name);
+    let logged = r.logged();
+    assert_eq!(logged.len(), 1, "{}: {what}: {logged:?}", r.name);
+    assert_eq!(logged[0].level, log::Level::Error);
+    assert!(
+        !logged[0].message.is_empty(),
+        "{}: {what}: empty message",
+        r.name
+    );
+    assert!(
+        r.snapshot() == before,
+        "{}: {what} changed the instance",
+        r.name
+    );
+}
+
+/// [`refused`] for calls made in one batch: each returned fmi2Error and logged
+/// one message of its own.
+#[track_caller]
+fn each_refused(r: &mut Raw, statuses: &[u32], what: &str, before: &[u8]) {
+    for (k, status) in statuses.iter().enumerate() {
+        assert_eq!(*status, ERROR, "{}: {what}, call {k}", r.name);
+    }
+    let logged = r.logged();
+    assert_eq!(
+        logged.len(),
+        statuses.len(),
+        "{}: {what}: {logged:?}",
+        r.name
+    );
+    for record in &logged {
+        assert_eq!(record.level, log::Level::Error, "{record:?}");
+        assert!(!record.message.is_empty());
+    }
+    assert!(
+        r.snapshot() == before,
+        "{}: {what} changed the instance",
+        r.name
+    );
+}
+
+/// What the standard allows next from each state, done to show the instance
+/// still works after the refused calls.
+fn carry_on(r: &mut Raw, f: &Friction, state: State, t: f64) {
+    let statuses = match state {
+        Instantiated => vec![r.setup(0.0, None), r.enter(), r.exit(), r.step(0.0, 0.1)],
+        InitializationMode => vec![r.exit(), r.step(0.0, 0.1)],
+        StepComplete => vec![r.set(&[f.f_a], &[5.0]), r.step(t, 0.1), r.terminate()],
+        StepFailed => vec![r.get(&[f.v, f.f_f]).0, r.terminate(), r.reset(), r.init()],
+        Terminated | Error => vec![r.get(&[f.v]).0, r.reset(), r.init(), r.step(0.0, 0.1)],
+    };
+    assert!(
+        statuses.iter().all(|s| *s == OK),
+        "{}: {statuses:?}",
+        r.name
+    );
+}
+
+#[test]
+fn every_function_in_every_state_the_standard_forbids_is_refused() {
+    let f = friction();
+    let mut refusals = 0;
+    for state in ALL {
+        let name = format!("forbidden-{state:?}");
+        let (mut r, t) = reach(&f, state, &name);
+        let before = r.snapshot();
+        for func in FUNCTIONS {
+            if allowed(func).contains(&state) {
+                continue;
+            }
+            let status = call(&mut r, &f, func, t);
+            refused(&mut r, status, &format!("fmi2{func:?}"), &before);
+            refusals += 1;
+        }
+        carry_on(&mut r, &f, state, t);
+    }
+    // 6 states x 30 functions, less the allowed pairs of the table
+    assert_eq!(refusals, 67);
+}
+
+#[test]
+fn step_sizes_and_communication_points_that_are_wrong() {
+    let f = friction();
+    let (mut r, t) = reach(&f, StepComplete, "bad-step");
+    let before = r.snapshot();
+    for h in [0.0, -0.0, -0.1, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let status = r.step(t, h);
+        refused(&mut r, status, &format!("h = {h}"), &before);
+    }
+    for at in [
+        t + 0.1,
+        t - 0.1,
+        0.0,
+        f64::NAN,
+        f64::INFINITY,
+        -f64::INFINITY,
+    ] {
+        let status = r.step(at, 0.1);
+        refused(&mut r, status, &format!("t = {at}"), &before);
+    }
+    carry_on(&mut r, &f, StepComplete, t);
+}
+
+#[test]
+fn terminate_twice_and_fixed_variables_after_initialization() {
+    let f = friction();
+    let (mut r, t) = reach(&f, StepComplete, "fixed");
+    let before = r.snapshot();
+    let time = 0;
+    for (vr, what) in [
+        (f.m, "parameter m"),
+        (f.mu, "parameter mu"),
+        (f.v, "state v"),
+        (f.f_f, "output F_f"),
+        (time, "time"),
+    ] {
+        let status = r.set(&[vr], &[1.0]);
+        refused(&mut r, status, what, &before);
+        // in one batch with a legal input value: nothing is written
+        let status = r.set(&[f.f_a, vr], &[3.0, 1.0]);
+        refused(&mut r, status, what, &before);
+    }
+    assert_eq!(r.step(t, 0.1), OK);
+    assert_eq!(r.terminate(), OK);
+    let after = r.snapshot();
+    let status = r.terminate();
+    refused(&mut r, status, "second fmi2Terminate", &after);
+}
+
+#[test]
+fn unknown_value_references() {
+    let f = friction();
+    let (mut r, t) = reach(&f, StepComplete, "unknown-vr");
+    let before = r.snapshot();
+    let n = fmus::variable_count(&f.import);
+    for vr in [n, n + 1, 1000, u32::MAX] {
+        let (status, _) = r.get(&[vr]);
+        refused(&mut r, status, &format!("get {vr}"), &before);
+        let (status, _) = r.get(&[f.v, vr]);
+        refused(&mut r, status, &format!("get v, {vr}"), &before);
+        let status = r.set(&[vr], &[1.0]);
+        refused(&mut r, status, &format!("set {vr}"), &before);
+        let status = r.set(&[f.f_a, vr], &[2.0, 1.0]);
+        refused(&mut r, status, &format!("set F_a, {vr}"), &before);
+        let vrs = [vr];
+        let mut int = [0i32];
+        // SAFETY: one element announced, one present.
+        let statuses = unsafe {
+            [
+                r.b.fmi2GetInteger(r.c, vrs.as_ptr(), 1, int.as_mut_ptr()),
+                r.b.fmi2SetInteger(r.c, vrs.as_ptr(), 1, int.as_ptr()),
+                r.b.fmi2GetBoolean(r.c, vrs.as_ptr(), 1, int.as_mut_ptr()),
+                r.b.fmi2SetBoolean(r.c, vrs.as_ptr(), 1, int.as_ptr()),
+            ]
+        };
+        each_refused(&mut r, &statuses, &format!("integer/boolean {vr}"), &before);
+    }
+    carry_on(&mut r, &f, StepComplete, t);
+}
+
+#[test]
+fn null_arrays_with_values_announced_and_empty_requests() {
+    let f = friction();
+    let (mut r, t) = reach(&f, StepComplete, "null-arrays");
+    let before = r.snapshot();
+    let vrs = [f.v, f.f_a];
+    let mut values = [0.0f64; 2];
+    let mut ints = [0i32; 2];
+    let mut strings: [fmi2String; 2] = [null(); 2];
+    let categories: [fmi2String; 1] = [c"noSuchCategory".as_ptr()];
+    // SAFETY: a non-NULL array always holds the announced number of elements;
+    // the NULL ones are what is being tested.
+    let refusals = unsafe {
+        let (b, c) = (&r.b, r.c);
+        [
+            b.fmi2GetReal(c, null(), 2, values.as_mut_ptr()),
+            b.fmi2GetReal(c, vrs.as_ptr(), 2, null_mut()),
+            b.fmi2SetReal(c, null(), 2, values.as_ptr()),
+            b.fmi2SetReal(c, vrs.as_ptr(), 2, null()),
+            b.fmi2GetInteger(c, null(), 2, ints.as_mut_ptr()),
+            b.fmi2SetBoolean(c, null(), 2, ints.as_ptr()),
+            b.fmi2GetString(c, null(), 2, strings.as_mut_ptr()),
+            b.fmi2SetString(c, null(), 2, strings.as_ptr()),
+            // the FMU has no Integer, Boolean or String variables at all
+            b.fmi2GetString(c, vrs.as_ptr(), 2, strings.as_mut_ptr()),
+            b.fmi2SetString(c, vrs.as_ptr(), 2, strings.as_ptr()),
+            b.fmi2SetDebugLogging(c, 1, 3, null()),
+            b.fmi2SetDebugLogging(c, 1, 1, categories.as_ptr()),
+            b.fmi2GetRealStatus(c, LAST_SUCCESSFUL_TIME, null_mut()),
+            b.fmi2GetBooleanStatus(c, TERMINATED, null_mut()),
+            // kinds that the other status function answers
+            b.fmi2GetRealStatus(c, TERMINATED, values.as_mut_ptr()),
+            b.fmi2GetBooleanStatus(c, LAST_SUCCESSFUL_TIME, ints.as_mut_ptr()),
+            b.fmi2GetBooleanStatus(c, 99, ints.as_mut_ptr()),
+        ]
+    };
+    each_refused(
+        &mut r,
+        &refusals,
+        "NULL arrays, no such variables or kinds",
+        &before,
+    );
+    // nvr = 0 with NULL arrays is legal
+    // SAFETY: nothing is announced, nothing is read or written.
+    let empty = unsafe {
+        let (b, c) = (&r.b, r.c);
+        [
+            b.fmi2GetReal(c, null(), 0, null_mut()),
+            b.fmi2SetReal(c, null(), 0, null()),
+            b.fmi2GetInteger(c, null(), 0, null_mut()),
+            b.fmi2SetString(c, null(), 0, null()),
+            b.fmi2SetDebugLogging(c, 0, 0, null()),
+        ]
+    };
+    assert_eq!(empty, [OK; 5]);
+    assert!(r.snapshot() == before);
+    carry_on(&mut r, &f, StepComplete, t);
+}
+
+/// A xorshift generator: the same bytes on every run.
+fn noise(seed: u64, n: usize) -> Vec<u8> {
+    let mut s = seed | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn damaged_foreign_and_null_fmu_states() {
+    let f = friction();
+    let (mut r, t) = reach(&f, StepComplete, "bad-states");
+    let mut good: fmi2FMUstate = null_mut();
+    assert_eq!(r.get_state(&mut good), OK);
+    let (status, bytes) = r.serialize(good);
+    assert_eq!(status, OK);
+    let before = r.snapshot();
+
+    let mut refuse_bytes = |r: &mut Raw, data: &[u8], what: &str| {
+        let mut slot: fmi2FMUstate = null_mut();
+        let status = r.deserialize(data, &mut slot);
+        refused(r, status, what, &before);
+        assert!(slot.is_null(), "{what}: a state was created");
+        // an existing state is not overwritten by a refused deserialization
+        let status = r.deserialize(data, &mut good);
+        refused(r, status, what, &before);
+    };
+    for cut in 0..bytes.len() {
+        refuse_bytes(&mut r, &bytes[..cut], &format!("truncated to {cut}"));
+    }
+    for bit in (0..8 * bytes.len()).step_by(7) {
+        let mut flipped = bytes.clone();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        refuse_bytes(&mut r, &flipped, &format!("bit {bit} flipped"));
+    }
+    for (seed, len) in (1..200u64).map(|s| (s, (s as usize * 37) % 700)) {
+        refuse_bytes(&mut r, &noise(seed, len), &format!("{len} random bytes"));
+    }
+    // a valid state of another model
+    let other = fmus::import(&fmus::bundled("rlc_diode"));
+    let mut o = Raw::new(&other, "bad-states-other");
+    assert_eq!(o.init(), OK);
+    let foreign = o.snapshot();
+    refuse_bytes(&mut r, &foreign, "state of rlc_diode");
+    // NULL data with a size, NULL out-pointers, NULL and foreign state pointers
+    let mut junk = noise(7, 256);
+    let mut size = 0usize;
+    // SAFETY: the pointers are NULL or point to live memory of the announced size.
+    let statuses = unsafe {
+        let (b, c) = (&r.b, r.c);
+        [
+            b.fmi2DeSerializeFMUstate(c, null(), 100, &mut good),
+            b.fmi2DeSerializeFMUstate(c, bytes.as_ptr() as *const _, bytes.len(), null_mut()),
+            b.fmi2GetFMUstate(c, null_mut()),
+            b.fmi2SetFMUstate(c, null_mut()),
+            b.fmi2SetFMUstate(c, junk.as_mut_ptr() as fmi2FMUstate),
+            b.fmi2SerializedFMUstateSize(c, null_mut(), &mut size),
+            b.fmi2SerializedFMUstateSize(c, good, null_mut()),
+            b.fmi2SerializeFMUstate(c, good, junk.as_mut_ptr() as *mut _, 3),
+            b.fmi2SerializeFMUstate(c, good, null_mut(), bytes.len()),
+        ]
+    };
+    each_refused(&mut r, &statuses, "NULL and foreign pointers", &before);
+    // the reason gives both sizes
+    // SAFETY: the buffer (256 bytes) has room for the bytes announced.
+    let status = unsafe {
+        r.b.fmi2SerializeFMUstate(r.c, good, junk.as_mut_ptr() as *mut _, bytes.len() - 1)
+    };
+    assert_eq!(status, ERROR);
+    let message = &r.logged()[0].message;
+    let want = format!(
+        "buffer of {} bytes is too small for the state ({} bytes)",
+        bytes.len() - 1,
+        bytes.len()
+    );
+    assert!(message.ends_with(&want), "{message}");
+    // the state survived all of it and still restores
+    assert_eq!(r.step(t, 0.1), OK);
+    assert_eq!(r.set_state(good), OK);
+    assert!(r.snapshot() == before);
+    assert_eq!(r.free_state(&mut good), OK);
+    assert!(good.is_null());
+    // freeing NULL is legal
+    assert_eq!(r.free_state(&mut good), OK);
+    // SAFETY: a NULL pointer to the state pointer.
+    assert_eq!(unsafe { r.b.fmi2FreeFMUstate(r.c, null_mut()) }, OK);
+}
+
+#[test]
+fn a_null_instance_is_an_error_for_every_function() {
+    let f = friction();
+    let r = Raw::new(&f.import, "null-instance");
+    let c = null_mut();
+    let mut real = [0.0f64];
+    let mut int = [0i32];
+    let mut state: fmi2FMUstate = null_mut();
+    let mut size = 0usize;
+    // SAFETY: a NULL instance with otherwise valid arguments.
+    let statuses = unsafe {
+        let b = &r.b;
+        [
+            b.fmi2SetDebugLogging(c, 0, 0, null()),
+            b.fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0),
+            b.fmi2EnterInitializationMode(c),
+            b.fmi2ExitInitializationMode(c),
+            b.fmi2Terminate(c),
+            b.fmi2Reset(c),
+            b.fmi2GetReal(c, [0].as_ptr(), 1, real.as_mut_ptr()),
+            b.fmi2SetReal(c, [0].as_ptr(), 1, real.as_ptr()),
+            b.fmi2GetInteger(c, null(), 0, int.as_mut_ptr()),
+            b.fmi2GetFMUstate(c, &mut state),
+            b.fmi2SetFMUstate(c, state),
+            b.fmi2FreeFMUstate(c, &mut state),
+            b.fmi2SerializedFMUstateSize(c, state, &mut size),
+            b.fmi2DeSerializeFMUstate(c, [0u8; 4].as_ptr() as *const _, 4, &mut state),
+            b.fmi2DoStep(c, 0.0, 0.1, 0),
+            b.fmi2CancelStep(c),
+            b.fmi2GetRealStatus(c, LAST_SUCCESSFUL_TIME, real.as_mut_ptr()),
+            b.fmi2GetBooleanStatus(c, TERMINATED, int.as_mut_ptr()),
+        ]
+    };
+    assert_eq!(statuses, [ERROR; 18]);
+    // SAFETY: freeing NULL is a no-op.
+    unsafe { r.b.fmi2FreeInstance(c) };
+    assert!(r.logged().is_empty());
+}

@@ -9,7 +9,7 @@
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
 //! - `description`  modelDescription.xml: golden file and structural rules
 //! - `mechanics`    mechanical models: parameters checked at initialization,
-//!   `[defines]`, the contact LCP matrices
+//!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
 //!
 //! The built FMU binaries, through a second importer (the `fmi` crate):
 //! - `fmus`           builds every model once per process into `target/conformance/`,

@@ -1,6 +1,6 @@
 //! Mechanical models in the core: parameters checked again at initialization,
-//! `[defines]` through the public loader, and the contact LCP matrices against
-//! their closed forms. (Trajectories are checked through FMPy in
+//! `[defines]` through the public loader, the contact LCP matrices against
+//! their closed forms, and Coulomb friction under Moreau–Jean. (Trajectories are checked through FMPy in
 //! `tests/python/test_mechanics.py`; allocations per step in `instance`.)
 
 use super::model;
@@ -110,4 +110,58 @@ fn contact_lcp_matrices_match_their_formulas() {
             );
         }
     }
+}
+
+/// Friction under Moreau–Jean: the stick-slip block with percussions. The
+/// normal percussion of a resting block is `m g h`, the friction percussion
+/// stays within `mu` times it, equals it (against the slip) while slipping,
+/// and the slip is exactly zero while sticking.
+#[test]
+fn moreau_jean_friction_sticks_exactly_and_respects_the_cone() {
+    let m = super::model_edited(
+        "stick_slip",
+        "method = \"semi-explicit\"",
+        "method = \"moreau-jean\"",
+    );
+    let h = 1e-3;
+    let opts = lcsfmu::simulate::Options {
+        stop: Some(20.0),
+        step: Some(h),
+        ..Default::default()
+    };
+    let t = super::run(m, opts);
+    let (slip, x) = (super::column(&t, "slip"), super::column(&t, "x"));
+    let (n, f) = (super::column(&t, "N"), super::column(&t, "F_f"));
+    let (k, mu, weight) = (10.0, 0.3, 9.81);
+    let (mut stuck, mut slipping) = (0, 0);
+    for i in 1..t.rows.len() {
+        assert!(
+            (n[i] - weight * h).abs() <= 1e-12,
+            "normal percussion {}",
+            n[i]
+        );
+        assert!(
+            f[i].abs() <= mu * n[i] * (1.0 + 1e-9),
+            "outside the cone at row {i}"
+        );
+        if slip[i].abs() <= 1e-12 {
+            stuck += 1;
+            // Inside the band (with a margin for the belt's inertia) a stuck block stays stuck.
+            if i + 1 < t.rows.len() && k * x[i].abs() < 0.98 * mu * weight {
+                assert!(slip[i + 1].abs() <= 1e-12, "broke loose at row {i}");
+            }
+        } else {
+            slipping += 1;
+            assert!(
+                (f[i].abs() - mu * n[i]).abs() <= 1e-9 * n[i],
+                "row {i}: {}",
+                f[i]
+            );
+            assert!(f[i] * slip[i] < 0.0, "friction along the slip at row {i}");
+        }
+    }
+    assert!(
+        stuck > 1000 && slipping > 1000,
+        "{stuck} stuck, {slipping} slipping"
+    );
 }

@@ -9,7 +9,7 @@ use lcsfmu::fmi2::{Instance, Severity};
 use lcsfmu::model::validate;
 
 /// Sets `name = value` before initialization and returns the error of
-/// `fmi2ExitInitializationMode`.
+/// `fmi2ExitInitializationMode`, after checking that a reset recovers.
 fn init_error(stem: &str, name: &str, value: f64) -> String {
     let m = model(stem);
     let vr = lcsfmu::fmi2::variables::variables(&m)
@@ -23,6 +23,12 @@ fn init_error(stem: &str, name: &str, value: f64) -> String {
     let e = i.exit_initialization_mode().unwrap_err();
     assert_eq!(e.severity, Severity::Error);
     assert_eq!(i.phase(), Phase::Error);
+    // Reset returns to the start values, which initialize and step.
+    i.reset().unwrap();
+    i.setup_experiment(0.0, None).unwrap();
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    i.do_step(0.0, 1e-3).unwrap();
     e.message
 }
 

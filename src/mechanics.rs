@@ -12,8 +12,10 @@
 use crate::model::{ExprMatrix, Mechanics};
 use nalgebra::DMatrix;
 
-/// Largest contact problem or coupled mass matrix handled with dense matrices.
-pub const DENSE_LIMIT: usize = 3000;
+/// Largest contact problem or coupled mass matrix handled with dense matrices:
+/// the dense contact solver keeps about `80 n²` bytes (its Lemke tableau), some
+/// 80 MB here, and a cold solve costs `O(n³)`.
+pub const DENSE_LIMIT: usize = 1000;
 
 /// A sparse matrix with a fixed pattern: `(row, column, value)` triplets.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,7 +35,7 @@ impl Sparse {
         }
     }
 
-    /// A pattern from `(row, column)` pairs.
+    /// A matrix from `(row, column, value)` triplets.
     pub fn from_rows(rows: usize, cols: usize, entries: Vec<(usize, usize, f64)>) -> Self {
         Sparse {
             rows,
@@ -77,7 +79,7 @@ impl Sparse {
         d
     }
 
-    /// Whether the pattern has off-diagonal entries (values aside).
+    /// Whether the pattern has no off-diagonal entries (values aside).
     pub fn is_diagonal(&self) -> bool {
         self.entries.iter().all(|(i, j, _)| i == j)
     }

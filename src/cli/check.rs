@@ -70,6 +70,9 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     lcs.assemble(&model, &model.default_parameters())
         .map_err(Error::Simulation)?;
     println!("\ncomplementarity laws at the default parameters:");
+    if model.pairs.len() > PRINT_LIMIT {
+        println!("  ({} pairs; the first {PRINT_LIMIT}:)", model.pairs.len());
+    }
     for (i, p) in model.pairs.iter().enumerate().take(PRINT_LIMIT) {
         println!(
             "  {} <= {} <= {}  ⟂  y{}",

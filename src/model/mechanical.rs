@@ -29,7 +29,10 @@ pub const FRICTION_PAIRS: [(&str, &str); 3] = [
         "_t_minus",
         "friction part acting along -slip (while slipping forwards)",
     ),
-    ("_slip", "slip speed |slip velocity|, zero while sticking"),
+    (
+        "_slip",
+        "slip speed |slip velocity| while the contact carries load, zero while sticking",
+    ),
 ];
 
 impl Validator<'_> {
@@ -182,11 +185,25 @@ impl Validator<'_> {
         let lumped = diagonal(&mech.mass)
             && diagonal(&mech.position_force)
             && diagonal(&mech.velocity_force);
-        if !lumped && pairs.len() > DENSE_LIMIT {
+        if !lumped && n > DENSE_LIMIT {
+            return self.fail(
+                "coordinates",
+                format!(
+                    "{n} coordinates with a coupled (non-diagonal) mass, stiffness or damping matrix: it is factored densely, which is supported up to {DENSE_LIMIT} coordinates"
+                ),
+            );
+        }
+        let frictional = mech.contacts.iter().any(|c| c.friction.is_some());
+        if (!lumped || frictional) && pairs.len() > DENSE_LIMIT {
+            let why = if frictional {
+                "friction"
+            } else {
+                "a coupled (non-diagonal) mass, stiffness or damping matrix"
+            };
             return self.fail(
                 "contacts",
                 format!(
-                    "{} contact unknowns with a coupled (non-diagonal) mass, stiffness or damping matrix: the contact problem would be dense; at most {DENSE_LIMIT} are supported (couple bodies through contacts, or use fewer)",
+                    "{} contact unknowns with {why}: the contact problem is dense, which is supported up to {DENSE_LIMIT} unknowns (frictionless contacts on lumped bodies have no such limit)",
                     pairs.len()
                 ),
             );
@@ -221,7 +238,7 @@ impl Validator<'_> {
                     );
                 }
                 let names: Vec<&str> = positions.iter().map(|p| p.name.as_str()).collect();
-                let rows_named: Vec<String> = names.iter().map(|p| format!("der({p})")).collect();
+                let rows_named: Vec<String> = names.iter().map(|p| format!("row {p}")).collect();
                 (
                     self.matrix("mechanics.M", Some(rows), &rows_named, &names, ctx)?,
                     "mechanics.M".to_string(),

@@ -23,8 +23,9 @@ pub type Failure = (String, String);
 /// The integer constants in scope: `(name, value)`.
 type Env = Vec<(String, i64)>;
 
-/// Whether the text uses any of this module's features, so that ordinary files
-/// keep the direct parser and its line-numbered messages.
+/// Whether the file is a template (it has `[defines]` or a `for` entry). Other
+/// files keep the direct parser and its line-numbered messages, and braces in
+/// their text stay text.
 pub fn needed(doc: &Table) -> bool {
     doc.contains_key("defines")
         || doc.values().any(|v| match v {
@@ -33,16 +34,6 @@ pub fn needed(doc: &Table) -> bool {
                 .any(|e| e.as_table().is_some_and(|t| t.contains_key("for"))),
             _ => false,
         })
-        || doc.values().any(has_braces)
-}
-
-fn has_braces(v: &Value) -> bool {
-    match v {
-        Value::String(s) => s.contains('{') || s.contains('}'),
-        Value::Array(a) => a.iter().any(has_braces),
-        Value::Table(t) => t.values().any(has_braces),
-        _ => false,
-    }
 }
 
 /// Expands `doc` in place, with `overrides` replacing declared defines.
@@ -260,6 +251,14 @@ mod tests {
     }
 
     #[test]
+    fn only_templates_expand_braces() {
+        let plain: Table = "[model]\ndescription = \"a {b}\"\n".parse().unwrap();
+        assert!(!needed(&plain));
+        let with_for: Table = "[[c]]\nfor = \"i in 1:2\"\n".parse().unwrap();
+        assert!(needed(&with_for));
+    }
+
+    #[test]
     fn overrides_and_empty_ranges() {
         let doc = run(
             "[defines]\nN = 3\n[[c]]\nfor = \"i in 1:N\"\nname = \"x{i}\"\n",
@@ -289,8 +288,12 @@ mod tests {
                 "c[0].name",
                 "not an integer",
             ),
-            ("[[c]]\nname = \"x{\"\n", "c[0].name", "without"),
-            ("[x]\ns = \"a}\"\n", "x.s", "without"),
+            (
+                "[defines]\nN = 1\n[[c]]\nname = \"x{\"\n",
+                "c[0].name",
+                "without",
+            ),
+            ("[defines]\nN = 1\n[x]\ns = \"a}\"\n", "x.s", "without"),
             (
                 "[[c]]\nfor = \"i in 1:10000000\"\n",
                 "c[0].for",

@@ -81,6 +81,9 @@ const RESERVED: &[&str] = &[
     "time", "pi", "inf", "sqrt", "exp", "log", "sin", "cos", "tan", "abs",
 ];
 
+/// Most output coefficients (outputs × variables) a model may have: 80 MB.
+const MAX_OUTPUT_ENTRIES: usize = 10_000_000;
+
 pub(super) struct Validator<'a> {
     file: &'a Path,
 }
@@ -210,8 +213,28 @@ impl Validator<'_> {
             )?);
         }
 
+        // Output rows are stored densely over all variables; a template can ask
+        // for a great many of them.
+        let width = nx + nu + inputs.len();
+        if outputs.len().saturating_mul(width) > MAX_OUTPUT_ENTRIES {
+            return self.fail(
+                "outputs",
+                format!(
+                    "{} outputs over {width} variables: their coefficients would take more than {MAX_OUTPUT_ENTRIES} entries; define fewer outputs (states and pairs are outputs already)",
+                    outputs.len()
+                ),
+            );
+        }
         let experiment = self.experiment(raw.experiment)?;
         let scheme = self.scheme(raw.scheme, mechanical)?;
+        if let (Some(m), Method::SemiExplicit) = (&mechanics, scheme.method) {
+            if let Some(k) = m.contacts.iter().position(|c| !c.restitution.is_zero()) {
+                return self.fail(
+                    format!("contacts[{k}].restitution"),
+                    "has no effect in the semi-explicit scheme, whose impacts are plastic (use moreau-jean for bounces)",
+                );
+            }
+        }
         Ok(Model {
             name: raw.model.name,
             description: raw.model.description,

@@ -32,7 +32,7 @@ pub(super) enum Inverse {
     /// building the LCP matrix.
     Dense {
         lu: Lu,
-        m: DMatrix<f64>,
+        w_hat: DMatrix<f64>,
         w: DMatrix<f64>,
     },
 }
@@ -44,7 +44,7 @@ impl Inverse {
         if !sys.lumped() {
             return Inverse::Dense {
                 lu: Lu::new(n),
-                m: DMatrix::zeros(n, n),
+                w_hat: DMatrix::zeros(n, n),
                 w: DMatrix::zeros(n, sys.contacts() + sys.mu.len()),
             };
         }
@@ -93,18 +93,18 @@ impl Inverse {
                 }
                 true
             }
-            Inverse::Dense { lu, m, w } => {
-                m.fill(0.0);
+            Inverse::Dense { lu, w_hat, w } => {
+                w_hat.fill(0.0);
                 for &(i, j, v) in &sys.mass.entries {
-                    m[(i, j)] += v;
+                    w_hat[(i, j)] += v;
                 }
                 for &(i, j, k) in &sys.position_force.entries {
-                    m[(i, j)] -= ht * ht * k;
+                    w_hat[(i, j)] -= ht * ht * k;
                 }
                 for &(i, j, c) in &sys.velocity_force.entries {
-                    m[(i, j)] -= ht * c;
+                    w_hat[(i, j)] -= ht * c;
                 }
-                if !lu.factor(m) {
+                if !lu.factor(w_hat) {
                     return false;
                 }
                 // Columns of Hᵀ, then Ŵ⁻¹Hᵀ.
@@ -236,9 +236,10 @@ impl Contacts {
     /// The LCP matrix: `H Ŵ⁻¹ Hᵀ` scaled into the pairs' rows and columns, and
     /// the friction blocks.
     /// `c` is the impulse per unit of a reaction (h for forces, 1 for
-    /// percussions), `s` the gap change per unit of normal velocity (h at
-    /// position level, 1 at velocity level).
-    pub(super) fn fill(&mut self, sys: &MechSystem, inverse: &Inverse, c: f64, s: f64) {
+    /// percussions) and also the gap change per unit of normal velocity (h at
+    /// position level, 1 at velocity level): normal rows scale by `c²`.
+    pub(super) fn fill(&mut self, sys: &MechSystem, inverse: &Inverse, c: f64) {
+        let s = c;
         let nc = sys.contacts();
         // Where H-row a sits among the pairs, and its sign pattern: a normal row
         // is one pair; a friction row is the pairs +1 (λ+) and +2 (λ-).
@@ -321,6 +322,8 @@ impl Contacts {
 /// Half-bandwidth of the LCP matrix when `Ŵ` is diagonal: the largest distance
 /// between two pairs whose contacts share a coordinate, or within a contact's
 /// friction block.
+// Friction rows are counted although frictional models stay dense today: the
+// width is a property of the matrix, whichever solver gets it.
 fn band_width(sys: &MechSystem) -> usize {
     let mut span: Vec<(usize, usize)> = vec![(usize::MAX, 0); sys.dof];
     let mut touch = |j: usize, lo: usize, hi: usize| {

@@ -122,7 +122,7 @@ impl MechStepper {
             return Err(StepError::SingularIteration { h });
         }
         let c = impulse_scale(self.method, h);
-        self.contacts.fill(sys, &self.inverse, c, c);
+        self.contacts.fill(sys, &self.inverse, c);
         self.bounds_fresh = false;
         self.size.set(h);
         Ok(())

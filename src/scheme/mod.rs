@@ -44,7 +44,10 @@ impl std::fmt::Display for StepError {
         match self {
             StepError::NotFinite => write!(f, "the new state is not finite"),
             StepError::SingularIteration { h } => {
-                write!(f, "the iteration matrix is singular for h = {h:e}")
+                write!(
+                    f,
+                    "the iteration matrix is singular (or, for lumped bodies, not positive) for h = {h:e}"
+                )
             }
             StepError::Lcp(info) => write!(
                 f,

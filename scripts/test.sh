@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+. scripts/system-deps.sh
 . scripts/venv.sh
 
 cargo fmt --all --check

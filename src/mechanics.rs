@@ -71,14 +71,6 @@ impl Sparse {
         }
     }
 
-    pub fn to_dense(&self) -> DMatrix<f64> {
-        let mut d = DMatrix::zeros(self.rows, self.cols);
-        for &(i, j, a) in &self.entries {
-            d[(i, j)] += a;
-        }
-        d
-    }
-
     /// Whether the pattern has no off-diagonal entries (values aside).
     pub fn is_diagonal(&self) -> bool {
         self.entries.iter().all(|(i, j, _)| i == j)

@@ -169,8 +169,11 @@ impl MechStepper {
         // The LCP's q and bounds.
         self.gap.copy_from_slice(&sys.gap0);
         sys.gap.mul_acc(&mut self.gap, q, 1.0);
-        self.gap_rate.fill(0.0);
-        sys.gap.mul_acc(&mut self.gap_rate, v, 1.0);
+        if self.method == Method::MoreauJean {
+            // Only the velocity level needs the contacts' current rates.
+            self.gap_rate.fill(0.0);
+            sys.gap.mul_acc(&mut self.gap_rate, v, 1.0);
+        }
         self.free_rate.fill(0.0);
         sys.gap.mul_acc(&mut self.free_rate, v_free, 1.0);
         self.slip.copy_from_slice(&sys.slip0);

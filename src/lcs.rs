@@ -72,6 +72,9 @@ impl Lcs {
         if let (Some(mech), Some(m)) = (&mut self.mech, &model.mechanics) {
             mech.assemble(m, params)?;
         }
+        if let Some(why) = model.conditions.iter().find_map(|c| c.violated(params)) {
+            return Err(why);
+        }
         for (i, pair) in model.pairs.iter().enumerate() {
             let (lo, hi) = (pair.lo.eval(params), pair.hi.eval(params));
             if lo.is_nan()

@@ -140,22 +140,24 @@ pub fn write(model: &Model, guid: &str) -> String {
 
     put(Event::Start(BytesStart::new("ModelStructure")));
     let index_of = |kind: Kind| vars.iter().position(|v| v.kind == kind).map(|i| i + 1);
+    let (pair_deps, output_deps) = (model.pair_feedthrough(), model.output_feedthrough());
     let outputs: Vec<(usize, String)> = vars
         .iter()
         .enumerate()
         .filter(|(_, v)| v.attributes().0 == "output")
         .map(|(i, v)| {
-            // Outputs reflect the end of the last step; only a named output that
-            // reads an input directly changes when that input is set.
-            let deps: Vec<String> = match v.kind {
-                Kind::Output(k) => model.outputs[k]
-                    .inputs
-                    .iter()
-                    .filter_map(|(j, _)| index_of(Kind::Input(*j)))
-                    .map(|i| i.to_string())
-                    .collect(),
-                _ => vec![],
+            // Outputs reflect the end of the last step, except the static maps
+            // of blocks and the named outputs that read inputs (src/model/dependencies.rs).
+            let inputs: &[usize] = match v.kind {
+                Kind::Output(k) => &output_deps[k],
+                Kind::Pair(k) => &pair_deps[k],
+                _ => &[],
             };
+            let deps: Vec<String> = inputs
+                .iter()
+                .filter_map(|j| index_of(Kind::Input(*j)))
+                .map(|i| i.to_string())
+                .collect();
             (i + 1, deps.join(" "))
         })
         .collect();
@@ -200,12 +202,18 @@ fn describe(model: &Model, kind: Kind, user: &str) -> String {
                 e.as_constant()
                     .map_or_else(|| "(parameter)".to_string(), number)
             };
-            format!(
-                "complementarity variable, {} <= {} <= {} complementary to its y",
-                bound(&p.lo),
-                p.name,
-                bound(&p.hi)
-            )
+            if p.lo.as_constant() == Some(f64::NEG_INFINITY)
+                && p.hi.as_constant() == Some(f64::INFINITY)
+            {
+                "algebraic variable: its y is 0".to_string()
+            } else {
+                format!(
+                    "complementarity variable, {} <= {} <= {} complementary to its y",
+                    bound(&p.lo),
+                    p.name,
+                    bound(&p.hi)
+                )
+            }
         }
         Kind::Output(k) => format!("= {}", model.outputs[k].definition),
         _ => String::new(),

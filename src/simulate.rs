@@ -186,7 +186,12 @@ pub fn run(model: Model, guid: &str, opts: &Options) -> Result<Trajectory, Error
             for (j, v) in input_values.iter_mut().enumerate() {
                 *v = table.value(j, t);
             }
-            inst.set_reals(&input_vrs, &input_values).map_err(sim)?;
+            match inst.set_reals(&input_vrs, &input_values) {
+                Err(e) if e.severity == crate::fmi2::Severity::Warning => {
+                    eprintln!("warning: {}", e.message)
+                }
+                other => other.map_err(sim)?,
+            }
         }
         Ok(())
     };

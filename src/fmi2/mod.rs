@@ -12,6 +12,7 @@
 //! last successful (sub-)step and reports a discard; no method allocates on the
 //! `do_step` path.
 
+mod feedthrough;
 pub mod snapshot;
 pub mod state;
 pub mod variables;
@@ -20,6 +21,7 @@ use crate::lcp::Bound;
 use crate::lcs::Lcs;
 use crate::model::Model;
 use crate::scheme::Stepper;
+use feedthrough::Feedthrough;
 use snapshot::{Sizes, Snapshot};
 use state::{allowed, Call, Phase};
 use variables::Kind;
@@ -68,6 +70,7 @@ pub struct Instance {
     kinds: Vec<Kind>,
     lcs: Lcs,
     stepper: Stepper,
+    feedthrough: Feedthrough,
     phase: Phase,
     time: f64,
     start_time: f64,
@@ -87,7 +90,9 @@ impl Instance {
         let nu = model.nu();
         let lcs = Lcs::new(&model);
         let stepper = Stepper::new(&model, &lcs);
+        let feedthrough = Feedthrough::new(&model);
         let mut inst = Instance {
+            feedthrough,
             kinds: variables::kinds(&model),
             lcs,
             stepper,
@@ -400,18 +405,48 @@ impl Instance {
                 )));
             }
         }
+        let mut moved = false;
         for (&vr, &v) in vrs.iter().zip(values) {
             match self.kind(vr)? {
                 Kind::Parameter(i) => self.params[i] = v,
-                Kind::Input(i) => self.inputs[i] = v,
+                Kind::Input(i) => {
+                    moved |= self.feedthrough.moved_by(i);
+                    self.inputs[i] = v;
+                }
                 Kind::State(i) => self.states[i] = v,
                 Kind::Time | Kind::Pair(_) | Kind::Output(_) => unreachable!("refused above"),
             }
         }
         if before_init {
             self.consistent = false;
+        } else if moved {
+            self.follow_inputs()?;
         }
         Ok(())
+    }
+
+    /// Re-solves the block outputs that depend on inputs at once (see
+    /// [`feedthrough`]). When they have no solution for the new inputs the
+    /// values stay set, the outputs keep their last values, and the warning
+    /// says why (the next step will tell whether the inputs can be followed).
+    fn follow_inputs(&mut self) -> FmiResult<()> {
+        let active = self.stepper.active_set();
+        match self.feedthrough.solve(
+            &self.lcs,
+            &self.states,
+            &self.inputs,
+            &mut self.pairs,
+            active,
+        ) {
+            Ok(_) => Ok(()),
+            Err(info) => Err(FmiError {
+                severity: Severity::Warning,
+                message: format!(
+                    "the inputs were set, but the block outputs that follow them have no solution for these values at t = {} (LCP status {:?}, method {:?}, residual {:e}); they keep their last values",
+                    self.time, info.status, info.method, info.residual
+                ),
+            }),
+        }
     }
 
     /// Captures everything the next steps depend on.

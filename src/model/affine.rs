@@ -22,6 +22,69 @@ pub struct Affine {
     pub terms: Vec<(usize, Node)>,
 }
 
+impl Affine {
+    /// The form `0`.
+    pub fn zero() -> Self {
+        Affine {
+            constant: Node::Num(0.0),
+            terms: vec![],
+        }
+    }
+
+    /// The variable `var_j` with coefficient 1.
+    pub fn var(j: usize) -> Self {
+        Affine {
+            constant: Node::Num(0.0),
+            terms: vec![(j, Node::Num(1.0))],
+        }
+    }
+
+    /// A constant (a parameter tree).
+    pub fn constant(node: Node) -> Self {
+        Affine {
+            constant: node,
+            terms: vec![],
+        }
+    }
+
+    /// `self + other`, merging the terms of a variable that occurs in both.
+    pub fn plus(self, other: Affine) -> Self {
+        self.join(BinOp::Add, other)
+    }
+
+    /// `self - other`.
+    pub fn minus(self, other: Affine) -> Self {
+        self.join(BinOp::Sub, other)
+    }
+
+    /// `c * self` for a parameter tree `c`.
+    pub fn times(self, c: &Node) -> Self {
+        scale(self, &|n| {
+            Node::Bin(BinOp::Mul, Box::new(c.clone()), Box::new(n))
+        })
+    }
+
+    fn join(mut self, op: BinOp, other: Affine) -> Self {
+        let zero = || Node::Num(0.0);
+        let join = |a: Node, b: Node| Node::Bin(op, Box::new(a), Box::new(b));
+        self.constant = join(self.constant, other.constant);
+        for (j, c) in other.terms {
+            match self.terms.iter_mut().find(|(k, _)| *k == j) {
+                Some((_, lc)) => *lc = join(std::mem::replace(lc, zero()), c),
+                None => self.terms.push((
+                    j,
+                    if op == BinOp::Sub {
+                        Node::Neg(Box::new(c))
+                    } else {
+                        c
+                    },
+                )),
+            }
+        }
+        self
+    }
+}
+
 /// Splits `node` into a linear form over variables; `lookup` classifies names.
 pub fn affine(node: &Node, lookup: &dyn Fn(&str) -> Option<Symbol>) -> Result<Affine, ExprError> {
     let zero = || Node::Num(0.0);
@@ -43,23 +106,7 @@ pub fn affine(node: &Node, lookup: &dyn Fn(&str) -> Option<Symbol>) -> Result<Af
         },
         Node::Neg(a) => scale(affine(a, lookup)?, &|n| Node::Neg(Box::new(n))),
         Node::Bin(op @ (BinOp::Add | BinOp::Sub), l, r) => {
-            let (mut l, r) = (affine(l, lookup)?, affine(r, lookup)?);
-            let join = |a: Node, b: Node| Node::Bin(*op, Box::new(a), Box::new(b));
-            l.constant = join(l.constant, r.constant);
-            for (j, c) in r.terms {
-                match l.terms.iter_mut().find(|(k, _)| *k == j) {
-                    Some((_, lc)) => *lc = join(std::mem::replace(lc, zero()), c),
-                    None => l.terms.push((
-                        j,
-                        if *op == BinOp::Sub {
-                            Node::Neg(Box::new(c))
-                        } else {
-                            c
-                        },
-                    )),
-                }
-            }
-            l
+            affine(l, lookup)?.join(*op, affine(r, lookup)?)
         }
         Node::Bin(BinOp::Mul, l, r) => {
             let (l, r) = (affine(l, lookup)?, affine(r, lookup)?);

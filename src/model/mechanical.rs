@@ -166,6 +166,7 @@ impl Validator<'_> {
                 hi: Expr::constant(f64::INFINITY),
                 description,
                 unit: c.unit.clone(),
+                algebraic: false,
             };
             pairs.push(pair(c.name.clone(), c.description.clone()));
             if friction.is_some() {

@@ -15,11 +15,16 @@
 //! with sizes fixed when the model is built ([`template`]).
 
 pub mod affine;
+#[cfg(feature = "tool")]
+pub mod blocks;
+mod dependencies;
 pub mod expr;
 #[cfg(feature = "tool")]
 mod mechanical;
 #[cfg(feature = "tool")]
 pub mod raw;
+#[cfg(feature = "tool")]
+mod signals;
 #[cfg(feature = "tool")]
 pub mod template;
 #[cfg(feature = "tool")]
@@ -54,6 +59,12 @@ pub struct Pair {
     pub hi: Expr,
     pub description: String,
     pub unit: String,
+    /// A memoryless relation (a block's static map, not a force acting on a
+    /// state): its value at an instant is fixed by the states, inputs and
+    /// other pairs of that instant, so when it depends on an input the FMU
+    /// solves it again as soon as that input is set. Only blocks set it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub algebraic: bool,
 }
 
 /// A sparse matrix of parameter expressions; absent entries are zero.
@@ -202,6 +213,40 @@ pub struct Friction {
     pub slip0: Expr,
 }
 
+/// One block of the signal form and what it became (for `check` and the
+/// documentation; the dynamics are in [`System`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    pub name: String,
+    /// The type's name in model files (`saturation`).
+    pub kind: String,
+    /// `input = ...` and the parameters as written.
+    pub settings: Vec<(String, String)>,
+    /// The formulation with the block's names, one law per line.
+    pub laws: Vec<String>,
+    /// The pairs it added (its output first when that is a pair) and its state.
+    pub pairs: Vec<usize>,
+    pub state: Option<usize>,
+}
+
+/// A requirement on the parameters, checked when an FMU is initialized:
+/// `value >= 0`, or `> 0` when `strict` (block parameters such as `lo <= hi`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Condition {
+    pub value: Expr,
+    pub strict: bool,
+    pub what: String,
+}
+
+impl Condition {
+    /// The message when `params` violate it, or `None`.
+    pub fn violated(&self, params: &[f64]) -> Option<String> {
+        let v = self.value.eval(params);
+        let ok = if self.strict { v > 0.0 } else { v >= 0.0 };
+        (!ok).then(|| format!("{} does not hold", self.what))
+    }
+}
+
 /// The default experiment written to `modelDescription.xml` and used by `simulate`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Experiment {
@@ -226,6 +271,12 @@ pub struct Model {
     pub mechanics: Option<Mechanics>,
     pub scheme: Scheme,
     pub experiment: Experiment,
+    /// The blocks of a signal-form model, lowered into `system` and `pairs`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<Block>,
+    /// Requirements on the parameters, checked at initialization.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
 }
 
 impl Model {
@@ -326,7 +377,12 @@ impl Model {
                 return Err(format!("embedded model: matrix {name} is inconsistent"));
             }
         }
-        let pairs_ok = self.pairs.iter().all(|p| ok_expr(&p.lo) && ok_expr(&p.hi));
+        let pairs_ok = self.pairs.iter().all(|p| ok_expr(&p.lo) && ok_expr(&p.hi))
+            && self.conditions.iter().all(|c| ok_expr(&c.value))
+            && self
+                .blocks
+                .iter()
+                .all(|b| b.pairs.iter().all(|&j| j < nu) && b.state.is_none_or(|i| i < nx));
         let outputs_ok = self.outputs.iter().all(|o| {
             ok_expr(&o.constant)
                 && o.states.iter().all(|(j, e)| *j < nx && ok_expr(e))

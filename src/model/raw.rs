@@ -41,6 +41,8 @@ pub struct RawModel {
     pub contacts: Vec<RawContact>,
     #[serde(default)]
     pub mechanics: Option<RawMechanics>,
+    #[serde(default)]
+    pub blocks: Vec<RawBlock>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -84,6 +86,8 @@ pub struct RawVariable {
     pub name: String,
     #[serde(default)]
     pub start: f64,
+    /// A state's derivative as a linear form (the signal form; states only).
+    pub der: Option<Value>,
     #[serde(default)]
     pub description: String,
     #[serde(default)]
@@ -165,6 +169,40 @@ pub struct RawContact {
     pub friction: Option<Value>,
     /// Tangential relative velocity: linear in velocities and inputs.
     pub slip: Option<Value>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub unit: String,
+}
+
+/// A nonsmooth block of the signal form: `name` is its output signal. Which
+/// of the parameter keys a type takes is checked in [`super::blocks`], so a
+/// key given to the wrong type gets a message naming the type.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBlock {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Linear in states, inputs and block outputs.
+    pub input: Option<Value>,
+    /// The second input of `max` and `min`.
+    pub input2: Option<Value>,
+    pub lo: Option<Value>,
+    pub hi: Option<Value>,
+    pub k0: Option<Value>,
+    pub u0: Option<Value>,
+    pub breakpoints: Option<Vec<Value>>,
+    pub slopes: Option<Vec<Value>>,
+    #[serde(rename = "Fc")]
+    pub fc: Option<Value>,
+    #[serde(rename = "G")]
+    pub g: Option<Value>,
+    pub d: Option<Value>,
+    pub on: Option<Value>,
+    pub off: Option<Value>,
+    /// Start value of a block with a state (backlash, saturated integrator, latch).
+    pub start: Option<Value>,
     #[serde(default)]
     pub description: String,
     #[serde(default)]

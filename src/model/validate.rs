@@ -123,11 +123,24 @@ impl Validator<'_> {
         })
     }
 
-    fn model(&self, raw: RawModel) -> Res<Model> {
+    fn model(&self, mut raw: RawModel) -> Res<Model> {
         self.identifier("model.name", &raw.model.name)?;
+        let signal_form = super::signals::wanted(&raw);
         let mechanical = !raw.coordinates.is_empty() || !raw.contacts.is_empty();
         if mechanical {
             self.first_order_absent(&raw)?;
+            if !raw.blocks.is_empty() {
+                return self.fail(
+                    "blocks",
+                    "blocks belong to the signal form (states with der); a mechanical model writes its forces with [[coordinates]] and [[contacts]]",
+                );
+            }
+        }
+        if let Some(i) = raw.inputs.iter().position(|w| w.der.is_some()) {
+            return self.fail(
+                format!("inputs[{i}].der"),
+                "an input has no derivative (only states take der)",
+            );
         }
         let mut names = Names::default();
         let mut parameters = Vec::new();
@@ -155,6 +168,8 @@ impl Validator<'_> {
             defaults: &defaults,
         };
 
+        let mut blocks = Vec::new();
+        let mut conditions = Vec::new();
         let (states, pairs, system, mechanics) = if mechanical {
             let (states, pairs, mech) = self.mechanics(
                 raw.coordinates,
@@ -165,6 +180,16 @@ impl Validator<'_> {
                 &ctx,
             )?;
             (states, pairs, System::empty(), Some(mech))
+        } else if signal_form {
+            let parts = super::signals::Signals {
+                states: &raw.states,
+                blocks: &raw.blocks,
+                system: &raw.system,
+                complementarity: &raw.complementarity,
+            };
+            let lowered = self.signals(parts, &inputs, &mut names, &ctx)?;
+            (blocks, conditions) = (lowered.blocks, lowered.conditions);
+            (lowered.states, lowered.pairs, lowered.system, None)
         } else {
             if raw.mechanics.is_some() {
                 return self.fail(
@@ -172,7 +197,7 @@ impl Validator<'_> {
                     "only mechanical models (with [[coordinates]]) have a [mechanics] table",
                 );
             }
-            let states = self.variables(raw.states, "states", &mut names)?;
+            let states = self.variables(std::mem::take(&mut raw.states), "states", &mut names)?;
             let pairs = self.pairs(&raw.complementarity, &mut names, &ctx)?;
             if states.is_empty() && pairs.is_empty() {
                 return self.fail(
@@ -247,6 +272,8 @@ impl Validator<'_> {
             mechanics,
             scheme,
             experiment,
+            blocks,
+            conditions,
         })
     }
 
@@ -301,6 +328,7 @@ impl Validator<'_> {
                 hi,
                 description: p.description.clone(),
                 unit: p.unit.clone(),
+                algebraic: false,
             });
         }
         Ok(pairs)
@@ -565,8 +593,20 @@ impl Validator<'_> {
         };
         let node = expr::parse(text).map_err(err)?;
         let form = affine::affine(&node, lookup).map_err(err)?;
+        self.compile_form(field, text, &form, ctx)
+    }
+
+    /// Compiles the coefficients of `form` (written as `text`, for messages),
+    /// each finite at the default parameters; terms that fold to zero are dropped.
+    pub(super) fn compile_form(
+        &self,
+        field: &str,
+        text: &str,
+        form: &affine::Affine,
+        ctx: &MatrixContext,
+    ) -> Res<(Expr, Vec<(usize, Expr)>)> {
         let compile = |n: &Node| -> Res<Expr> {
-            let e = Expr::compile(n, ctx.param).map_err(err)?;
+            let e = Expr::compile(n, ctx.param).map_err(|e| self.expr_error(field, text, e))?;
             let v = e.eval(ctx.defaults);
             if !v.is_finite() {
                 return self.fail(

@@ -1,0 +1,575 @@
+//! Second stage for the signal form: states whose derivatives are linear
+//! forms (`der = "-k*x1 - c*x2 + F"`) and Simulink-style [`blocks`], lowered
+//! onto the same first-order [`System`] the matrix form gives.
+//!
+//! Lowering runs in two passes. The first checks every block's type and keys
+//! and allocates its variables: the user's states, then one state per block
+//! with memory, then per block its output pair (unless the output is a state)
+//! and the pairs of its roles, all in file order. Every name is known after
+//! it, so the second pass can read any signal from any expression, including
+//! a block's own output or a later block's (algebraic loops end up in one LCP,
+//! solved jointly). The second pass turns derivatives and block laws into one
+//! row per state (`x'`) and per pair (`y`), and splits the rows into
+//! `A B E f` and `C D F g`.
+
+use super::affine::{self, Affine, Symbol};
+use super::blocks::{BlockType, Output, Params};
+use super::expr::{self, Expr, Node};
+use super::raw::{RawBlock, RawModel, RawPair, RawSystem, RawVariable, Value};
+use super::validate::{MatrixContext, Names, Res, Validator};
+use super::{Block, Condition, ExprMatrix, Pair, System, Variable};
+use std::collections::HashMap;
+
+/// What the signal form lowers into.
+pub(super) struct Lowered {
+    pub states: Vec<Variable>,
+    pub pairs: Vec<Pair>,
+    pub system: System,
+    pub blocks: Vec<Block>,
+    pub conditions: Vec<Condition>,
+}
+
+/// The parts of a file the signal form reads.
+pub(super) struct Signals<'r> {
+    pub states: &'r [RawVariable],
+    pub blocks: &'r [RawBlock],
+    pub system: &'r RawSystem,
+    pub complementarity: &'r [RawPair],
+}
+
+/// A block after the first pass.
+struct Placed<'r> {
+    raw: &'r RawBlock,
+    kind: BlockType,
+    params: Params,
+    out: Slot,
+    /// The pairs of its roles.
+    roles: Vec<usize>,
+}
+
+/// Where a block's output lives.
+#[derive(Clone, Copy)]
+enum Slot {
+    State(usize),
+    Pair(usize),
+}
+
+const DER_HINT: &str =
+    " (a derivative is linear in states, inputs and block outputs, with parameter coefficients)";
+const INPUT_HINT: &str =
+    " (a block input is linear in states, inputs and block outputs, with parameter coefficients)";
+
+/// Whether a file uses the signal form.
+pub(super) fn wanted(raw: &RawModel) -> bool {
+    !raw.blocks.is_empty() || raw.states.iter().any(|s| s.der.is_some())
+}
+
+impl Validator<'_> {
+    pub(super) fn signals(
+        &self,
+        raw: Signals,
+        inputs: &[Variable],
+        names: &mut Names,
+        ctx: &MatrixContext,
+    ) -> Res<Lowered> {
+        let s = raw.system;
+        let system_given = [&s.a, &s.b, &s.e, &s.c, &s.d, &s.fw]
+            .iter()
+            .any(|m| m.is_some())
+            || s.f.is_some()
+            || s.g.is_some();
+        let clash = if system_given {
+            Some("system")
+        } else if !raw.complementarity.is_empty() {
+            Some("complementarity")
+        } else {
+            None
+        };
+        if let Some(field) = clash {
+            return self.fail(
+                field,
+                "a model written with state derivatives (der) and blocks derives its matrices and pairs; remove this section or write every state without der",
+            );
+        }
+
+        let mut states = Vec::new();
+        for (i, v) in raw.states.iter().enumerate() {
+            let field = format!("states[{i}]");
+            names.declare(self, field.clone(), &v.name)?;
+            self.finite(&format!("{field}.start"), v.start)?;
+            if v.der.is_none() {
+                return self.fail(
+                    format!("{field}.der"),
+                    "missing: in a model with blocks or derivatives every state gives its derivative (der = \"...\")",
+                );
+            }
+            states.push(state_variable(v));
+        }
+
+        // First pass: types, keys, parameters, and where every variable goes.
+        let mut placed = Vec::with_capacity(raw.blocks.len());
+        let mut pairs: Vec<Pair> = Vec::new();
+        let mut conditions = Vec::new();
+        for (i, b) in raw.blocks.iter().enumerate() {
+            let field = format!("blocks[{i}]");
+            let kind = BlockType::from_name(&b.kind).map_or_else(
+                || {
+                    let known: Vec<&str> = super::blocks::TYPES.iter().map(|(n, _)| *n).collect();
+                    self.fail(
+                        format!("{field}.type"),
+                        format!(
+                            "unknown block type '{}' (expected one of: {})",
+                            b.kind,
+                            known.join(", ")
+                        ),
+                    )
+                },
+                Ok,
+            )?;
+            let params = self.block_params(&field, b, kind, ctx)?;
+            for c in kind.conditions(&params, &b.name) {
+                let value = Expr::compile(&c.value, ctx.param)
+                    .map_err(|e| self.expr_error(&field, &b.name, e))?;
+                let condition = Condition {
+                    value,
+                    strict: c.strict,
+                    what: c.what,
+                };
+                if let Some(why) = condition.violated(ctx.defaults) {
+                    return self.fail(field, format!("{why} with the default parameters"));
+                }
+                conditions.push(condition);
+            }
+            names.declare(self, field.clone(), &b.name)?;
+            let out = match kind.output() {
+                Output::State => {
+                    let start = self.constant_value(&format!("{field}.start"), b.start.as_ref())?;
+                    states.push(Variable {
+                        name: b.name.clone(),
+                        start,
+                        description: describe(b, kind, "state"),
+                        unit: b.unit.clone(),
+                    });
+                    Slot::State(states.len() - 1)
+                }
+                Output::Pair { lo, hi } => {
+                    pairs.push(pair(
+                        b.name.clone(),
+                        lo,
+                        hi,
+                        describe(b, kind, "output"),
+                        b,
+                        true,
+                    ));
+                    Slot::Pair(pairs.len() - 1)
+                }
+                // An algebraic variable: a free pair whose y = 0 is the block's equation.
+                Output::Free => {
+                    let (lo, hi) = (f64::NEG_INFINITY, f64::INFINITY);
+                    pairs.push(pair(
+                        b.name.clone(),
+                        lo,
+                        hi,
+                        describe(b, kind, "output"),
+                        b,
+                        true,
+                    ));
+                    Slot::Pair(pairs.len() - 1)
+                }
+            };
+            let mut roles = Vec::new();
+            for r in kind.roles(params.breakpoints.len()) {
+                let name = format!("{}_{}", b.name, r.suffix);
+                names
+                    .declare_at(self, format!("{field}.name"), &name)
+                    .map_err(|mut e| {
+                        e.message
+                            .push_str(&format!(" (block '{}' adds the pair '{name}')", b.name));
+                        e
+                    })?;
+                let what = format!("{} {}: {}", kind.name(), b.name, r.what);
+                let mut p = pair(name, r.lo, r.hi, what, b, r.algebraic);
+                p.unit.clear();
+                pairs.push(p);
+                roles.push(pairs.len() - 1);
+            }
+            placed.push(Placed {
+                raw: b,
+                kind,
+                params,
+                out,
+                roles,
+            });
+        }
+        // Variables of linear forms: the states, then the pairs, then the inputs.
+        let (nx, nu) = (states.len(), pairs.len());
+        let var = |slot: Slot| match slot {
+            Slot::State(i) => i,
+            Slot::Pair(j) => nx + j,
+        };
+
+        let mut symbols: HashMap<&str, Symbol> = HashMap::new();
+        for (i, v) in states.iter().enumerate() {
+            symbols.insert(&v.name, Symbol::Var(i));
+        }
+        for (j, p) in pairs.iter().enumerate() {
+            symbols.insert(&p.name, Symbol::Var(nx + j));
+        }
+        for (j, w) in inputs.iter().enumerate() {
+            symbols.insert(&w.name, Symbol::Var(nx + nu + j));
+        }
+        let lookup = |n: &str| {
+            symbols
+                .get(n)
+                .copied()
+                .or_else(|| (ctx.param)(n).map(Symbol::Param))
+        };
+
+        // Second pass: one row per state and per pair, with the field that defines it.
+        let mut rows: Vec<Option<(Affine, String, String)>> = vec![None; nx + nu];
+        for (i, v) in raw.states.iter().enumerate() {
+            let field = format!("states[{i}].der");
+            let der = v.der.as_ref().expect("checked above");
+            let form = self.affine_value(&field, der, &lookup, DER_HINT)?;
+            rows[i] = Some((form, field, text_of(der)));
+        }
+        let mut blocks = Vec::with_capacity(placed.len());
+        for (i, p) in placed.iter().enumerate() {
+            let field = format!("blocks[{i}]");
+            let b = p.raw;
+            let input = b.input.as_ref().expect("checked in block_params");
+            let e = self.affine_value(&format!("{field}.input"), input, &lookup, INPUT_HINT)?;
+            let e2 = match &b.input2 {
+                Some(v) => {
+                    Some(self.affine_value(&format!("{field}.input2"), v, &lookup, INPUT_HINT)?)
+                }
+                None => None,
+            };
+            let roles: Vec<usize> = p.roles.iter().map(|&r| nx + r).collect();
+            for (v, row) in p.kind.lower(&e, e2.as_ref(), &p.params, var(p.out), &roles) {
+                rows[v] = Some((row, field.clone(), format!("block {}", b.name)));
+            }
+            let role_names: Vec<String> = p.roles.iter().map(|&r| pairs[r].name.clone()).collect();
+            let e2_text = b.input2.as_ref().map_or(String::new(), text_of);
+            let (state, mut block_pairs) = match p.out {
+                Slot::State(i) => (Some(i), vec![]),
+                Slot::Pair(j) => (None, vec![j]),
+            };
+            block_pairs.extend(&p.roles);
+            blocks.push(Block {
+                name: b.name.clone(),
+                kind: p.kind.name().to_string(),
+                settings: settings(b),
+                laws: p.kind.laws(&b.name, &text_of(input), &e2_text, &role_names),
+                pairs: block_pairs,
+                state,
+            });
+        }
+
+        let mut system = System {
+            a: ExprMatrix::zeros(nx, nx),
+            b: ExprMatrix::zeros(nx, nu),
+            e: ExprMatrix::zeros(nx, inputs.len()),
+            f: ExprMatrix::zeros(nx, 1),
+            c: ExprMatrix::zeros(nu, nx),
+            d: ExprMatrix::zeros(nu, nu),
+            fw: ExprMatrix::zeros(nu, inputs.len()),
+            g: ExprMatrix::zeros(nu, 1),
+        };
+        for (var, row) in rows.into_iter().enumerate() {
+            let (form, field, text) = row.expect("every state and pair has a row");
+            let (constant, mut terms) = self.compile_form(&field, &text, &form, ctx)?;
+            terms.sort_by_key(|(j, _)| *j);
+            let (i, [on_x, on_u, on_w, cst]) = if var < nx {
+                (
+                    var,
+                    [&mut system.a, &mut system.b, &mut system.e, &mut system.f],
+                )
+            } else {
+                (
+                    var - nx,
+                    [&mut system.c, &mut system.d, &mut system.fw, &mut system.g],
+                )
+            };
+            if !constant.is_zero() {
+                cst.entries.push((i, 0, constant));
+            }
+            for (j, c) in terms {
+                match j {
+                    j if j < nx => on_x.entries.push((i, j, c)),
+                    j if j < nx + nu => on_u.entries.push((i, j - nx, c)),
+                    j => on_w.entries.push((i, j - nx - nu, c)),
+                }
+            }
+        }
+        Ok(Lowered {
+            states,
+            pairs,
+            system,
+            blocks,
+            conditions,
+        })
+    }
+
+    /// Checks a block's keys against its type and compiles its parameters.
+    fn block_params(
+        &self,
+        field: &str,
+        b: &RawBlock,
+        kind: BlockType,
+        ctx: &MatrixContext,
+    ) -> Res<Params> {
+        let type_name = kind.name();
+        let keys = kind.keys();
+        let mut taken: Vec<&str> = vec!["input"];
+        if kind.two_inputs() {
+            taken.push("input2");
+        }
+        taken.extend(keys.iter().map(|(k, _)| *k));
+        if kind == BlockType::Pwa {
+            taken.extend(["breakpoints", "slopes"]);
+        }
+        let given: [(&str, bool); 14] = [
+            ("input", b.input.is_some()),
+            ("input2", b.input2.is_some()),
+            ("lo", b.lo.is_some()),
+            ("hi", b.hi.is_some()),
+            ("k0", b.k0.is_some()),
+            ("u0", b.u0.is_some()),
+            ("breakpoints", b.breakpoints.is_some()),
+            ("slopes", b.slopes.is_some()),
+            ("Fc", b.fc.is_some()),
+            ("G", b.g.is_some()),
+            ("d", b.d.is_some()),
+            ("on", b.on.is_some()),
+            ("off", b.off.is_some()),
+            ("start", b.start.is_some()),
+        ];
+        for (key, present) in given {
+            if present && !taken.contains(&key) {
+                return self.fail(
+                    format!("{field}.{key}"),
+                    format!(
+                        "a {type_name} block takes no '{key}' (its keys: {})",
+                        taken.join(", ")
+                    ),
+                );
+            }
+        }
+        let required: Vec<&str> = taken
+            .iter()
+            .copied()
+            .filter(|k| match *k {
+                "input" | "input2" | "breakpoints" | "slopes" => true,
+                k => keys
+                    .iter()
+                    .any(|(key, default)| *key == k && default.is_none()),
+            })
+            .collect();
+        for key in &required {
+            if !given.iter().any(|(k, present)| k == key && *present) {
+                return self.fail(
+                    format!("{field}.{key}"),
+                    format!("missing: a {type_name} block needs {}", required.join(", ")),
+                );
+            }
+        }
+        let value_of = |key: &str| -> Option<&Value> {
+            match key {
+                "lo" => b.lo.as_ref(),
+                "hi" => b.hi.as_ref(),
+                "k0" => b.k0.as_ref(),
+                "u0" => b.u0.as_ref(),
+                "Fc" => b.fc.as_ref(),
+                "G" => b.g.as_ref(),
+                "d" => b.d.as_ref(),
+                "on" => b.on.as_ref(),
+                "off" => b.off.as_ref(),
+                _ => None,
+            }
+        };
+        let mut params = Params::default();
+        for &(key, default) in keys {
+            // A start value belongs to the state, not to the block's laws.
+            if key == "start" {
+                continue;
+            }
+            let node = match (value_of(key), default) {
+                (Some(v), _) => self.parameter_node(&format!("{field}.{key}"), v, ctx)?,
+                (None, Some(x)) => Node::Num(x),
+                (None, None) => unreachable!("required keys were checked"),
+            };
+            params.named.push((key, node));
+        }
+        if kind == BlockType::Pwa {
+            let (bp, sl) = (b.breakpoints.as_ref(), b.slopes.as_ref());
+            let (bp, sl) = (bp.expect("required"), sl.expect("required"));
+            if bp.is_empty() {
+                return self.fail(
+                    format!("{field}.breakpoints"),
+                    "needs at least one breakpoint",
+                );
+            }
+            if sl.len() != bp.len() {
+                return self.fail(
+                    format!("{field}.slopes"),
+                    format!(
+                        "needs one slope per breakpoint (the slope after it): {} breakpoints, {} slopes",
+                        bp.len(),
+                        sl.len()
+                    ),
+                );
+            }
+            for (list, key, out) in [
+                (bp, "breakpoints", &mut params.breakpoints),
+                (sl, "slopes", &mut params.slopes),
+            ] {
+                for (k, v) in list.iter().enumerate() {
+                    out.push(self.parameter_node(&format!("{field}.{key}[{k}]"), v, ctx)?);
+                }
+            }
+        }
+        Ok(params)
+    }
+
+    /// A number or a parameter expression, finite at the defaults, as a tree.
+    fn parameter_node(&self, field: &str, v: &Value, ctx: &MatrixContext) -> Res<Node> {
+        let node = match v {
+            Value::Number(x) => Node::Num(*x),
+            Value::Text(t) => expr::parse(t).map_err(|e| self.expr_error(field, t, e))?,
+        };
+        let text = text_of(v);
+        let value = match v {
+            Value::Number(x) => *x,
+            Value::Text(t) => self.parameter_expr(field, t, ctx.param)?.eval(ctx.defaults),
+        };
+        if !value.is_finite() {
+            return self.fail(
+                field,
+                format!("\"{text}\" evaluates to {value} with the default parameters (block parameters must be finite)"),
+            );
+        }
+        Ok(node)
+    }
+
+    /// A number or a constant expression (start values).
+    fn constant_value(&self, field: &str, v: Option<&Value>) -> Res<f64> {
+        let x = match v {
+            None => 0.0,
+            Some(Value::Number(x)) => *x,
+            Some(Value::Text(t)) => {
+                let node = expr::parse(t).map_err(|e| self.expr_error(field, t, e))?;
+                let e = Expr::compile(&node, &|_| None).map_err(|mut e| {
+                    e.message
+                        .push_str(" (a start value is a number or a constant expression)");
+                    self.expr_error(field, t, e)
+                })?;
+                e.eval(&[])
+            }
+        };
+        self.finite(field, x)?;
+        Ok(x)
+    }
+
+    /// A linear form given as a number or a text.
+    fn affine_value(
+        &self,
+        field: &str,
+        v: &Value,
+        lookup: &dyn Fn(&str) -> Option<Symbol>,
+        hint: &str,
+    ) -> Res<Affine> {
+        match v {
+            Value::Number(x) => {
+                self.finite(field, *x)?;
+                Ok(Affine::constant(Node::Num(*x)))
+            }
+            Value::Text(t) => {
+                let err = |mut e: expr::ExprError| {
+                    if e.message.starts_with("unknown name") {
+                        e.message.push_str(hint);
+                    }
+                    self.expr_error(field, t, e)
+                };
+                let node = expr::parse(t).map_err(err)?;
+                affine::affine(&node, lookup).map_err(err)
+            }
+        }
+    }
+}
+
+fn state_variable(v: &RawVariable) -> Variable {
+    Variable {
+        name: v.name.clone(),
+        start: v.start,
+        description: v.description.clone(),
+        unit: v.unit.clone(),
+    }
+}
+
+fn pair(
+    name: String,
+    lo: f64,
+    hi: f64,
+    description: String,
+    b: &RawBlock,
+    algebraic: bool,
+) -> Pair {
+    Pair {
+        name,
+        lo: Expr::constant(lo),
+        hi: Expr::constant(hi),
+        description,
+        unit: b.unit.clone(),
+        algebraic,
+    }
+}
+
+/// The user's description of a block's output, or what it is.
+fn describe(b: &RawBlock, kind: BlockType, what: &str) -> String {
+    if b.description.is_empty() {
+        format!("{what} of the {} block", kind.name())
+    } else {
+        b.description.clone()
+    }
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::Number(x) => format!("{x}"),
+        Value::Text(t) => t.clone(),
+    }
+}
+
+/// `input = ...` and the parameters as written, in the file's key order.
+fn settings(b: &RawBlock) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut put = |k: &str, v: &Option<Value>| {
+        if let Some(v) = v {
+            out.push((k.to_string(), text_of(v)));
+        }
+    };
+    put("input", &b.input);
+    put("input2", &b.input2);
+    for (k, v) in [
+        ("lo", &b.lo),
+        ("hi", &b.hi),
+        ("k0", &b.k0),
+        ("u0", &b.u0),
+        ("Fc", &b.fc),
+        ("G", &b.g),
+        ("d", &b.d),
+        ("on", &b.on),
+        ("off", &b.off),
+        ("start", &b.start),
+    ] {
+        put(k, v);
+    }
+    for (k, list) in [("breakpoints", &b.breakpoints), ("slopes", &b.slopes)] {
+        if let Some(list) = list {
+            let items: Vec<String> = list.iter().map(text_of).collect();
+            out.push((k.to_string(), format!("[{}]", items.join(", "))));
+        }
+    }
+    out
+}

@@ -8,7 +8,7 @@
 use crate::error::Error;
 use crate::fmi2::variables;
 use crate::lcs::Lcs;
-use crate::model::validate;
+use crate::model::{validate, Model};
 use crate::scheme::Stepper;
 use nalgebra::DMatrix;
 use std::path::PathBuf;
@@ -66,6 +66,7 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
             i.map_or(String::new(), |i| format!("/{i}"))
         );
     }
+    print_blocks(&model);
     let mut lcs = Lcs::new(&model);
     lcs.assemble(&model, &model.default_parameters())
         .map_err(Error::Simulation)?;
@@ -100,11 +101,86 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
                 let cells: Vec<String> = row.iter().map(|v| format!("{v:>12.6}")).collect();
                 println!("  [{} ]", cells.join(""));
             }
-            println!("  {}", classify(&m));
+            let free: Vec<bool> = (0..m.nrows())
+                .map(|i| lcs.lo[i] == f64::NEG_INFINITY && lcs.hi[i] == f64::INFINITY)
+                .collect();
+            println!("  {}", classify_mixed(&m, &free));
         }
         Err(e) => println!("\nthe step at h = {h} is not defined: {e}"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each block of a signal-form model with the pairs and variables it became.
+fn print_blocks(model: &Model) {
+    if model.blocks.is_empty() {
+        return;
+    }
+    println!("\nblocks and what they became:");
+    for b in &model.blocks {
+        let settings: Vec<String> = b
+            .settings
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        println!("  {} = {}({})", b.name, b.kind, settings.join(", "));
+        for law in &b.laws {
+            println!("      {law}");
+        }
+        let (mut pairs, mut algebraic) = (vec![], vec![]);
+        for &j in &b.pairs {
+            let p = &model.pairs[j];
+            let free = p.lo.as_constant() == Some(f64::NEG_INFINITY)
+                && p.hi.as_constant() == Some(f64::INFINITY);
+            if free {
+                algebraic.push(p.name.as_str());
+            } else {
+                pairs.push(p.name.as_str());
+            }
+        }
+        let mut parts = vec![];
+        if let Some(i) = b.state {
+            parts.push(format!("state {}", model.states[i].name));
+        }
+        if !pairs.is_empty() {
+            parts.push(format!("pairs {}", pairs.join(", ")));
+        }
+        if !algebraic.is_empty() {
+            parts.push(format!(
+                "algebraic variables (free pairs) {}",
+                algebraic.join(", ")
+            ));
+        }
+        println!("      -> {}", parts.join("; "));
+    }
+}
+
+/// What a step's LCP guarantees when some components are free (equations):
+/// they are eliminated first (their block must be nonsingular), and the
+/// Schur complement on the others decides, as for a plain LCP.
+fn classify_mixed(m: &DMatrix<f64>, free: &[bool]) -> String {
+    let f: Vec<usize> = (0..m.nrows()).filter(|&i| free[i]).collect();
+    if f.is_empty() {
+        return classify(m);
+    }
+    let b: Vec<usize> = (0..m.nrows()).filter(|&i| !free[i]).collect();
+    let pick = |rows: &[usize], cols: &[usize]| {
+        DMatrix::from_fn(rows.len(), cols.len(), |i, j| m[(rows[i], cols[j])])
+    };
+    let n = f.len();
+    let Some(inv) = pick(&f, &f).try_inverse() else {
+        return format!(
+            "the equations of the {n} algebraic variables are singular: a loop of blocks may have no or several solutions"
+        );
+    };
+    let reduced = pick(&b, &b) - pick(&b, &f) * inv * pick(&f, &b);
+    let plural = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
+    format!(
+        "{} eliminated (a nonsingular block); on the {} left: {}",
+        plural(n, "algebraic variable"),
+        plural(b.len(), "pair"),
+        classify(&reduced)
+    )
 }
 
 /// What the matrix guarantees about each step's LCP.

@@ -59,14 +59,24 @@ impl Affine {
 
     /// `c * self` for a parameter tree `c`.
     pub fn times(self, c: &Node) -> Self {
-        scale(self, &|n| {
-            Node::Bin(BinOp::Mul, Box::new(c.clone()), Box::new(n))
+        scale(self, &|n| match (c, &n) {
+            (Node::Num(one), _) if *one == 1.0 => n,
+            (_, Node::Num(one)) if *one == 1.0 => c.clone(),
+            _ => Node::Bin(BinOp::Mul, Box::new(c.clone()), Box::new(n)),
         })
     }
 
+    /// `self ± other`. Sums with a literal zero are not written out (both
+    /// are exact in floating point), so the forms blocks build stay as small
+    /// as the ones users write.
     fn join(mut self, op: BinOp, other: Affine) -> Self {
         let zero = || Node::Num(0.0);
-        let join = |a: Node, b: Node| Node::Bin(op, Box::new(a), Box::new(b));
+        let join = |a: Node, b: Node| match (&a, &b) {
+            (_, Node::Num(z)) if *z == 0.0 => a,
+            (Node::Num(z), _) if *z == 0.0 && op == BinOp::Add => b,
+            (Node::Num(z), _) if *z == 0.0 => Node::Neg(Box::new(b)),
+            _ => Node::Bin(op, Box::new(a), Box::new(b)),
+        };
         self.constant = join(self.constant, other.constant);
         for (j, c) in other.terms {
             match self.terms.iter_mut().find(|(k, _)| *k == j) {

@@ -87,6 +87,8 @@ pub type Key = (&'static str, Option<f64>);
 
 /// A parameter that must be `>= 0` (or `> 0`) for the block to mean anything.
 pub struct Condition {
+    /// The key a violation is reported at.
+    pub key: &'static str,
     /// `value >= 0` (or `> 0` when `strict`) is required.
     pub value: Node,
     pub strict: bool,
@@ -246,16 +248,19 @@ impl BlockType {
         let diff = |a: &Node, b: &Node| bin(BinOp::Sub, a.clone(), b.clone());
         match self {
             Saturation | DeadZone | SaturatedIntegrator => vec![Condition {
+                key: "lo",
                 value: diff(p.get("hi"), p.get("lo")),
                 strict: false,
                 what: format!("block {block}: lo <= hi"),
             }],
             Backlash => vec![Condition {
+                key: "d",
                 value: p.get("d").clone(),
                 strict: false,
                 what: format!("block {block}: the width d >= 0"),
             }],
             CoulombViscous => vec![Condition {
+                key: "Fc",
                 value: p.get("Fc").clone(),
                 strict: false,
                 what: format!("block {block}: the Coulomb force Fc >= 0"),
@@ -265,6 +270,7 @@ impl BlockType {
                 .windows(2)
                 .enumerate()
                 .map(|(i, w)| Condition {
+                    key: "breakpoints",
                     value: diff(&w[1], &w[0]),
                     strict: true,
                     what: format!(

@@ -136,7 +136,8 @@ impl Validator<'_> {
                     what: c.what,
                 };
                 if let Some(why) = condition.violated(ctx.defaults) {
-                    return self.fail(field, format!("{why} with the default parameters"));
+                    let at = format!("{field}.{}", c.key);
+                    return self.fail(at, format!("{why} with the default parameters"));
                 }
                 conditions.push(condition);
             }

@@ -8,6 +8,8 @@
 //!   FMU-state replay and serialization, reset, zero-allocation steps
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
 //! - `description`  modelDescription.xml: golden file and structural rules
+//! - `blocks`       the signal form: lowering against matrix models, feedthrough of
+//!   inputs into block outputs, block parameters checked at initialization
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
 //!
@@ -28,6 +30,7 @@
 
 mod abuse;
 mod alloc;
+mod blocks;
 mod call_sequences;
 mod description;
 mod fmus;

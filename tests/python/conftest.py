@@ -41,7 +41,10 @@ from fmpy.fmi2 import FMU2Slave
 REPO = Path(__file__).resolve().parents[2]
 MODELS_DIR = REPO / "models"
 MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integrator",
-               "two_carts", "bouncing_ball", "newtons_cradle", "stick_slip", "bead_chain"]
+               "two_carts", "bouncing_ball", "newtons_cradle", "stick_slip", "bead_chain",
+               # the signal form (states with der, and blocks)
+               "pwa_feedback", "relay_feedback", "backlash_gear", "servo_deadzone",
+               "square_helix", "zero_crossing", "friction_block", "saturated_integrator_blocks"]
 # ../shared sits beside the repository (as in CI).
 FMU_CHECK = REPO.parent / "shared" / "tools" / "fmu-check.py"
 PYTHON = sys.executable  # the venv interpreter running pytest

@@ -320,7 +320,8 @@ def test_square_helix_never_gains_and_loses_at_crossings(block_fmus, h):
 
 
 def test_square_helix_is_deterministic_and_restorable(block_fmus, slaves):
-    h, n, mid = 0.03, 333, 110  # t = 3.3 of 9.99 (the clipped last step is left out), with crossings (and losses) after it
+    # t = 3.3 of 9.99 (the clipped last step to 10 left out), crossings and losses after it
+    h, n, mid = 0.03, 333, 110
     r1, _ = helix(block_fmus["square_helix"], h)
     r2, _ = helix(block_fmus["square_helix"], h)
     assert r1.tobytes() == r2.tobytes(), "two runs differ"

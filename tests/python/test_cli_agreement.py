@@ -53,6 +53,16 @@ CASES = [
      lambda start, stop, h: sampled_input("v_belt", lambda t: 0.1 + 0.05 * np.sin(t),
                                           comm_times(start, stop, h))),
     ("bead-chain-default", "bead_chain", {}, {"e": 0.9}, None),
+    ("servo-set-point", "servo_deadzone", {"stop": 10.0, "step": 0.01}, {},
+     lambda start, stop, h: sampled_input("r", lambda t: 1.0 + 0.8 * np.sin(2 * t),
+                                          comm_times(start, stop, h))),
+    ("backlash-sin", "backlash_gear", {"stop": 10.0, "step": 0.01}, {},
+     lambda start, stop, h: sampled_input("u", np.sin, comm_times(start, stop, h))),
+    ("latch-sin", "zero_crossing", {"stop": 10.0, "step": 0.01}, {},
+     lambda start, stop, h: sampled_input("s", lambda t: np.sin(t - 4.0),
+                                          comm_times(start, stop, h))),
+    ("pwa-default", "pwa_feedback", {}, {"k2": 0.1}, None),
+    ("helix-default", "square_helix", {}, {}, None),
 ]
 
 

@@ -45,6 +45,17 @@ CASES = {
                    lambda t: {"v_belt": 0.1 + 0.05 * math.sin(t)}),
     # beads landing at the snapshot (band solver for N = 60 would need a rebuild; N = 10 is dense)
     "bead_chain": (1e-3, 600, 150, {"e": 0.2, "d": 0.011}, None),
+    # the signal form: a sliding mode reached before the snapshot
+    "relay_feedback": (0.01, 200, 60, {"x1": 0.8}, None),
+    # static maps that follow the set-point at once, set at every communication point
+    "servo_deadzone": (0.01, 500, 150, {"umax": 1.2, "x": 0.5},
+                       lambda t: {"r": 1.0 + 0.5 * math.sin(3 * t)}),
+    # the play operator, moving and holding
+    "backlash_gear": (0.01, 800, 300, {"d": 0.3}, lambda t: {"u": math.sin(t)}),
+    # the latch switches after the snapshot
+    "zero_crossing": (0.01, 600, 100, {"latch": 0.0}, lambda t: {"s": math.sin(t - 3.0)}),
+    # sticks after the snapshot
+    "friction_block": (0.01, 400, 50, {"Fc": 1.5, "v": 2.0}, None),
 }
 MODELS = list(CASES)
 

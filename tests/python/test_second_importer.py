@@ -61,6 +61,13 @@ CASES = [
     ("saturated-interpolated", "saturated_integrator", 0.0, 10.0, 0.01, {"U": 0.3},
      coarse_table, False),
 ]
+CASES += [
+    # block outputs re-solved when the set-point is set, through both importers
+    ("servo-set-point", "servo_deadzone", 0.0, 10.0, 0.01, {"kp": 3.0},
+     lambda a, b, h: sin_table(a, b, h, "r", 2.0), False),
+    ("latch-interpolated", "zero_crossing", 0.0, 10.0, 0.01, {},
+     lambda a, b, h: coarse_table(a, b, h, "s"), False),
+]
 # Every other bundled model over its default experiment.
 CASES += [(f"{m}-default", m, 0.0, None, None, {}, None, False)
           for m in MODEL_NAMES if m not in {c[1] for c in CASES}]

@@ -61,7 +61,7 @@ CASES = [
     ("latch-sin", "zero_crossing", {"stop": 10.0, "step": 0.01}, {},
      lambda start, stop, h: sampled_input("s", lambda t: np.sin(t - 4.0),
                                           comm_times(start, stop, h))),
-    ("pwa-default", "pwa_feedback", {}, {"k2": 0.1}, None),
+    ("pwa-k2", "pwa_feedback", {"stop": 20.0, "step": 0.01}, {"k2": 0.1}, None),
     ("helix-default", "square_helix", {}, {}, None),
 ]
 

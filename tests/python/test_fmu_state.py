@@ -53,7 +53,7 @@ CASES = {
     # the play operator, moving and holding
     "backlash_gear": (0.01, 800, 300, {"d": 0.3}, lambda t: {"u": math.sin(t)}),
     # the latch switches after the snapshot
-    "zero_crossing": (0.01, 600, 100, {"latch": 0.0}, lambda t: {"s": math.sin(t - 3.0)}),
+    "zero_crossing": (0.01, 600, 100, {"latch": 1.0}, lambda t: {"s": math.sin(t - 3.0)}),
     # sticks after the snapshot
     "friction_block": (0.01, 400, 50, {"Fc": 1.5, "v": 2.0}, None),
 }

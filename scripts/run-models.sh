@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The main job: build every bundled model into an FMU under out/, check each with
-# the shared conformance checker, co-simulate it with FMPy over its default
-# experiment and with `lcsfmu simulate`, and show that both give the same numbers.
-# The saturated integrator is driven by x = sin t (out/sine.csv). Last, the bead
-# chain is built again with 1,000 beads (--define N=1000) and co-simulated.
+# the shared conformance checker (when ../shared is there), co-simulate it with
+# FMPy over its default experiment and with `lcsfmu simulate`, and show that both
+# give the same numbers. Models with inputs are driven by sine waves (out/*.csv,
+# see `inputs` below). Last, the bead chain is built again with 1,000 beads
+# (--define N=1000) and co-simulated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/venv.sh
@@ -11,21 +12,28 @@ cd "$(dirname "$0")/.."
 cargo build --release
 mkdir -p out
 ./target/release/lcsfmu build models/*.toml -o out
+# An input table per driven model: column name and signal over 0..10 s.
 "$venv/bin/python" -c "
 import math
-with open('out/sine.csv', 'w') as f:
-    f.write('time,x\n')
-    for k in range(1001):
-        f.write(f'{k * 0.01!r},{math.sin(k * 0.01)!r}\n')
+signals = {'sine': ('x', math.sin), 'shaft': ('u', math.sin), 'crossing': ('s', lambda t: math.sin(t - 4))}
+for file, (name, f) in signals.items():
+    with open(f'out/{file}.csv', 'w') as out:
+        out.write(f'time,{name}\n')
+        for k in range(1001):
+            out.write(f'{k * 0.01!r},{f(k * 0.01)!r}\n')
 "
+declare -A inputs=([saturated_integrator]=sine [saturated_integrator_blocks]=sine
+                   [backlash_gear]=shaft [zero_crossing]=crossing)
+check=../shared/tools/fmu-check.py
 for fmu in out/*.fmu; do
     name=$(basename "$fmu" .fmu)
     echo "== $name"
     fmpy_input=() lcsfmu_input=()
-    if [ "$name" = saturated_integrator ]; then
-        fmpy_input=(--input-file out/sine.csv) lcsfmu_input=(--input out/sine.csv)
+    if [ -n "${inputs[$name]:-}" ]; then
+        table="out/${inputs[$name]}.csv"
+        fmpy_input=(--input-file "$table") lcsfmu_input=(--input "$table")
     fi
-    "$venv/bin/python" ../shared/tools/fmu-check.py "$fmu" | tail -n 1
+    if [ -f "$check" ]; then "$venv/bin/python" "$check" "$fmu" | tail -n 1; fi
     # FMPy would otherwise coarsen the step to keep at most 1000 output points.
     step=$("$venv/bin/python" -c "from fmpy import read_model_description as r; print(r('$fmu').defaultExperiment.stepSize)")
     "$venv/bin/fmpy" simulate "$fmu" --interface-type CoSimulation --output-interval "$step" "${fmpy_input[@]}" \
@@ -45,7 +53,7 @@ done
 echo "== bead_chain with N = 1000"
 mkdir -p out/n1000
 ./target/release/lcsfmu build models/bead_chain.toml --define N=1000 -o out/n1000/bead_chain.fmu
-"$venv/bin/python" ../shared/tools/fmu-check.py out/n1000/bead_chain.fmu | tail -n 1
+if [ -f "$check" ]; then "$venv/bin/python" "$check" out/n1000/bead_chain.fmu | tail -n 1; fi
 started=$(date +%s.%N)
 "$venv/bin/fmpy" simulate out/n1000/bead_chain.fmu --interface-type CoSimulation --output-interval 0.001 \
     --output-variables q1 q1000 v1000 top --output-file out/n1000/bead_chain.fmpy.csv

@@ -14,6 +14,9 @@ Table of contents of the suite
   test_second_importer.py         the Rust `fmi` crate (examples/fmi_cosim.rs) == FMPy, bit for bit
   test_model_structure.py         rules FMPy does not check: initial on inputs, InitialUnknowns,
                                   dependencies measured through FMPy
+  test_blocks.py                  the signal form: static maps vs validation.md §7 (set, then read
+                                  at once), backlash, relay sliding (§6), square helix, latch,
+                                  pwa feedback vs solve_ivp, friction, servo, an algebraic loop
 
 Helpers in this file
   fixtures      lcsfmu_bin, fmus (name -> built .fmu), scaled_spiral_fmu (test-only model with

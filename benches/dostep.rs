@@ -134,6 +134,11 @@ fn main() {
         "coulomb_friction",
         "rlc_diode",
         "saturated_integrator",
+        // The signal form: a sliding mode, a friction block with an algebraic
+        // variable, two blocks of three pairs each.
+        "relay_feedback",
+        "friction_block",
+        "servo_deadzone",
     ]
     .iter()
     .map(|s| {

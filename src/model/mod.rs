@@ -16,6 +16,8 @@
 
 pub mod affine;
 #[cfg(feature = "tool")]
+mod block_params;
+#[cfg(feature = "tool")]
 pub mod blocks;
 mod dependencies;
 pub mod expr;

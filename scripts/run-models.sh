@@ -15,7 +15,7 @@ mkdir -p out
 # An input table per driven model: column name and signal over 0..10 s.
 "$venv/bin/python" -c "
 import math
-signals = {'sine': ('x', math.sin), 'shaft': ('u', math.sin), 'crossing': ('s', lambda t: math.sin(t - 4))}
+signals = {'sine': ('x', math.sin), 'shaft': ('u', math.sin), 'crossing': ('s', lambda t: math.sin(t - 3))}
 for file, (name, f) in signals.items():
     with open(f'out/{file}.csv', 'w') as out:
         out.write(f'time,{name}\n')

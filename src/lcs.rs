@@ -60,6 +60,10 @@ impl Lcs {
     /// Evaluates every entry with `params`; on error the buffers hold partial values
     /// and must be assembled again before use.
     pub fn assemble(&mut self, model: &Model, params: &[f64]) -> Result<(), String> {
+        // Before anything is overwritten: refused parameters leave the buffers as they were.
+        if let Some(why) = model.conditions.iter().find_map(|c| c.violated(params)) {
+            return Err(why);
+        }
         let s = &model.system;
         fill(&mut self.a, &s.a, params, "A")?;
         fill(&mut self.b, &s.b, params, "B")?;
@@ -71,9 +75,6 @@ impl Lcs {
         fill(self.g.as_mut_slice(), &s.g, params, "g")?;
         if let (Some(mech), Some(m)) = (&mut self.mech, &model.mechanics) {
             mech.assemble(m, params)?;
-        }
-        if let Some(why) = model.conditions.iter().find_map(|c| c.violated(params)) {
-            return Err(why);
         }
         for (i, pair) in model.pairs.iter().enumerate() {
             let (lo, hi) = (pair.lo.eval(params), pair.hi.eval(params));

@@ -496,9 +496,19 @@ impl Instance {
             s.phase,
             Phase::StepComplete | Phase::StepFailed | Phase::Terminated
         ) {
-            self.lcs.assemble(&self.model, &s.params).map_err(|e| {
-                FmiError::error(format!("the FMU state's parameters are unusable: {e}"))
-            })?;
+            if let Err(e) = self.lcs.assemble(&self.model, &s.params) {
+                // Assembly stops half way: put back the matrices of the parameters
+                // the instance keeps, so the refused call changes nothing.
+                if matches!(
+                    self.phase,
+                    Phase::StepComplete | Phase::StepFailed | Phase::Terminated
+                ) {
+                    let _ = self.lcs.assemble(&self.model, &self.params);
+                }
+                return Err(FmiError::error(format!(
+                    "the FMU state's parameters are unusable: {e}"
+                )));
+            }
         }
         self.phase = s.phase;
         (self.time, self.start_time, self.stop_time) = (s.time, s.start_time, s.stop_time);

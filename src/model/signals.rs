@@ -241,9 +241,14 @@ impl Validator<'_> {
             let b = p.raw;
             let input = b.input.as_ref().expect("checked in block_params");
             let e = self.affine_value(&format!("{field}.input"), input, &lookup, INPUT_HINT)?;
+            // Coefficients that are not finite are reported where they were written.
+            self.compile_form(&format!("{field}.input"), &text_of(input), &e, ctx)?;
             let e2 = match &b.input2 {
                 Some(v) => {
-                    Some(self.affine_value(&format!("{field}.input2"), v, &lookup, INPUT_HINT)?)
+                    let at = format!("{field}.input2");
+                    let e2 = self.affine_value(&at, v, &lookup, INPUT_HINT)?;
+                    self.compile_form(&at, &text_of(v), &e2, ctx)?;
+                    Some(e2)
                 }
                 None => None,
             };

@@ -181,6 +181,12 @@ impl Validator<'_> {
             )?;
             (states, pairs, System::empty(), Some(mech))
         } else if signal_form {
+            if raw.mechanics.is_some() {
+                return self.fail(
+                    "mechanics",
+                    "only mechanical models (with [[coordinates]]) have a [mechanics] table",
+                );
+            }
             let parts = super::signals::Signals {
                 states: &raw.states,
                 blocks: &raw.blocks,

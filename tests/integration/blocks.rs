@@ -314,3 +314,33 @@ input2 = "0.1*b"
         }
     }
 }
+
+#[test]
+fn a_refused_fmu_state_leaves_the_matrices_alone() {
+    // A state whose parameters break the model is refused, whether a block
+    // condition catches it (umax < 0 makes lo > hi) or an entry of C overflows
+    // half way through assembly (kp = inf); the instance then steps exactly as
+    // one that never saw it.
+    let names = lcsfmu::fmi2::variables::kinds(&model("servo_deadzone")).len() as u32;
+    let all: Vec<u32> = (0..names).collect();
+    for (param, value, why) in [
+        ("umax", -1.0, "lo <= hi does not hold"),
+        ("kp", f64::INFINITY, "evaluates to inf"),
+    ] {
+        let mut reference = initialized(model("servo_deadzone"));
+        let mut i = initialized(model("servo_deadzone"));
+        let mut bad = i.snapshot();
+        bad.params[vr(&i, param) as usize - 1] = value;
+        let e = i.restore(&bad).unwrap_err();
+        assert!(e.message.contains(why), "{e}");
+        let (mut a, mut b) = (vec![0.0; all.len()], vec![0.0; all.len()]);
+        for k in 0..100 {
+            let t = k as f64 * 0.01;
+            i.do_step(t, 0.01).unwrap();
+            reference.do_step(t, 0.01).unwrap();
+            i.get_reals(&all, &mut a).unwrap();
+            reference.get_reals(&all, &mut b).unwrap();
+            assert_eq!(a, b, "{param}: step {k}");
+        }
+    }
+}

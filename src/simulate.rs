@@ -181,14 +181,22 @@ pub fn run(model: Model, guid: &str, opts: &Options) -> Result<Trajectory, Error
     inst.set_reals(&vrs, &values).map_err(sim)?;
     inst.enter_initialization_mode().map_err(sim)?;
     let mut input_values = vec![0.0; input_vrs.len()];
+    let mut warned = false;
     let mut apply_inputs = |inst: &mut Instance, t: f64| -> Result<(), Error> {
         if let Some(table) = &opts.inputs {
             for (j, v) in input_values.iter_mut().enumerate() {
                 *v = table.value(j, t);
             }
             match inst.set_reals(&input_vrs, &input_values) {
+                // Said once: a lasting condition would repeat it every step.
                 Err(e) if e.severity == crate::fmi2::Severity::Warning => {
-                    eprintln!("warning: {}", e.message)
+                    if !warned {
+                        eprintln!(
+                            "warning: {} (later warnings of this run are not shown)",
+                            e.message
+                        );
+                        warned = true;
+                    }
                 }
                 other => other.map_err(sim)?,
             }

@@ -10,7 +10,7 @@ use crate::fmi2::variables;
 use crate::lcs::Lcs;
 use crate::model::{validate, Model};
 use crate::scheme::Stepper;
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, DVector};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -101,10 +101,7 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
                 let cells: Vec<String> = row.iter().map(|v| format!("{v:>12.6}")).collect();
                 println!("  [{} ]", cells.join(""));
             }
-            let free: Vec<bool> = (0..m.nrows())
-                .map(|i| lcs.lo[i] == f64::NEG_INFINITY && lcs.hi[i] == f64::INFINITY)
-                .collect();
-            println!("  {}", classify_mixed(&m, &free));
+            println!("  {}", classify_mixed(&m, &lcs.lo, &lcs.hi));
         }
         Err(e) => println!("\nthe step at h = {h} is not defined: {e}"),
     }
@@ -158,33 +155,44 @@ fn print_blocks(model: &Model) {
 /// What a step's LCP guarantees when some components are free (equations):
 /// they are eliminated first (their block must be nonsingular), and the
 /// Schur complement on the others decides, as for a plain LCP.
-fn classify_mixed(m: &DMatrix<f64>, free: &[bool]) -> String {
-    let f: Vec<usize> = (0..m.nrows()).filter(|&i| free[i]).collect();
+fn classify_mixed(m: &DMatrix<f64>, lo: &DVector<f64>, hi: &DVector<f64>) -> String {
+    let n = m.nrows();
+    let free = |i: usize| lo[i] == f64::NEG_INFINITY && hi[i] == f64::INFINITY;
+    let f: Vec<usize> = (0..n).filter(|&i| free(i)).collect();
+    let b: Vec<usize> = (0..n).filter(|&i| !free(i)).collect();
+    let boxed = b.iter().all(|&i| lo[i].is_finite() && hi[i].is_finite());
     if f.is_empty() {
-        return classify(m);
+        return classify(m, boxed);
     }
-    let b: Vec<usize> = (0..m.nrows()).filter(|&i| !free[i]).collect();
     let pick = |rows: &[usize], cols: &[usize]| {
         DMatrix::from_fn(rows.len(), cols.len(), |i, j| m[(rows[i], cols[j])])
     };
-    let n = f.len();
-    let Some(inv) = pick(&f, &f).try_inverse() else {
+    let k = f.len();
+    let plural = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
+    let mff = pick(&f, &f);
+    // Nearly singular is as bad as singular: the reduced matrix would be noise.
+    let sv = mff.clone().svd(false, false).singular_values;
+    let inv = (sv.min() > 1e-12 * sv.max())
+        .then(|| mff.try_inverse())
+        .flatten();
+    let Some(inv) = inv else {
         return format!(
-            "the equations of the {n} algebraic variables are singular: a loop of blocks may have no or several solutions"
+            "the equations of {} are (nearly) singular: a loop of blocks may have no or several solutions",
+            plural(k, "algebraic variable")
         );
     };
     let reduced = pick(&b, &b) - pick(&b, &f) * inv * pick(&f, &b);
-    let plural = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
     format!(
         "{} eliminated (a nonsingular block); on the {} left: {}",
-        plural(n, "algebraic variable"),
+        plural(k, "algebraic variable"),
         plural(b.len(), "pair"),
-        classify(&reduced)
+        classify(&reduced, boxed)
     )
 }
 
-/// What the matrix guarantees about each step's LCP.
-fn classify(m: &DMatrix<f64>) -> String {
+/// What the matrix guarantees about each step's LCP; `boxed` when every
+/// component has two finite bounds, which makes a solution exist always.
+fn classify(m: &DMatrix<f64>, boxed: bool) -> String {
     let n = m.nrows();
     if n == 0 {
         return "no complementarity pairs: every step is linear".into();
@@ -198,11 +206,15 @@ fn classify(m: &DMatrix<f64>) -> String {
     if n <= 12 && is_p_matrix(m) {
         return "a P-matrix: a unique solution for every q".into();
     }
-    if min >= -1e-12 * scale {
-        return "positive semidefinite: a solution whenever the step is feasible (Lemke finds it)"
-            .into();
+    let semidefinite = min >= -1e-12 * scale;
+    match (semidefinite, boxed) {
+        (true, false) => {
+            "positive semidefinite: a solution whenever the step is feasible (Lemke finds it)".into()
+        }
+        (true, true) => "positive semidefinite, every pair bounded on both sides: a solution every step (the set of solutions is convex)".into(),
+        (false, true) => "indefinite and not a P-matrix, but every pair is bounded on both sides: a solution every step, possibly several".into(),
+        (false, false) => "indefinite and not a P-matrix: a step may have no or several solutions".into(),
     }
-    "indefinite and not a P-matrix: a step may have no or several solutions".into()
 }
 
 /// All principal minors positive (exponential in n: only for small n).

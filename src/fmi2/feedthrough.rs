@@ -32,6 +32,8 @@ pub struct Feedthrough {
     u: Vec<f64>,
     y: Vec<f64>,
     warm: Vec<Bound>,
+    /// Whether `problem` holds `D_SS` and the bounds of the current assembly.
+    ready: bool,
 }
 
 impl Feedthrough {
@@ -58,10 +60,16 @@ impl Feedthrough {
             u: vec![0.0; n],
             y: vec![0.0; n],
             warm: vec![Bound::Free; n],
+            ready: false,
             set,
             in_set,
             moves,
         }
+    }
+
+    /// Forgets the matrix; call after the LCS was assembled again.
+    pub fn invalidate(&mut self) {
+        self.ready = false;
     }
 
     /// Whether setting input `j` changes some pair at once.
@@ -81,6 +89,18 @@ impl Feedthrough {
         active: &[Bound],
     ) -> Result<lcp::Info, lcp::Info> {
         let p = &mut self.problem;
+        if !self.ready {
+            // D_SS and the bounds change only with the parameters.
+            for (a, &i) in self.set.iter().enumerate() {
+                p.lo[a] = lcs.lo[i];
+                p.hi[a] = lcs.hi[i];
+                for (b, &k) in self.set.iter().enumerate() {
+                    p.m[(a, b)] = lcs.d[(i, k)];
+                }
+            }
+            self.solver.matrix_changed();
+            self.ready = true;
+        }
         for (a, &i) in self.set.iter().enumerate() {
             let mut q = lcs.g[i];
             q += dot(lcs.c.row(i).iter(), x);
@@ -91,14 +111,8 @@ impl Feedthrough {
                 }
             }
             p.q[a] = q;
-            p.lo[a] = lcs.lo[i];
-            p.hi[a] = lcs.hi[i];
-            for (b, &k) in self.set.iter().enumerate() {
-                p.m[(a, b)] = lcs.d[(i, k)];
-            }
             self.warm[a] = active.get(i).copied().unwrap_or(Bound::Free);
         }
-        self.solver.matrix_changed();
         self.solver.set_active_set(&self.warm);
         let info = self.solver.solve(&self.problem, &mut self.u, &mut self.y);
         if info.status != lcp::Status::Solved {

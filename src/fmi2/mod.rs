@@ -201,6 +201,7 @@ impl Instance {
             FmiError::error(format!("cannot initialize with these parameters: {e}"))
         })?;
         self.stepper.invalidate();
+        self.feedthrough.invalidate();
         self.stepper.reset_active_set();
         self.consistent = true;
         match self
@@ -520,6 +521,7 @@ impl Instance {
         self.states.copy_from_slice(&s.states);
         self.pairs.copy_from_slice(&s.pairs);
         self.stepper.restore(s.cached_step, &s.active_set);
+        self.feedthrough.invalidate();
         Ok(())
     }
 

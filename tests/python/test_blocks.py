@@ -23,6 +23,9 @@ Contents
     test_friction_block_stops_and_sticks             Ff = G v + Fc sign v, then v = 0, |Ff| <= Fc
     test_servo_deadzone_laws_and_set_point           saturation/dead-zone laws, x -> r
     test_algebraic_loop_of_four_blocks               check, build, validate_fmu, 1000 steps
+  lcsfmu check
+    test_check_prints_blocks_and_classifies_after_elimination
+    test_check_reports_a_singular_loop
 """
 import math
 import subprocess
@@ -431,3 +434,42 @@ def test_algebraic_loop_of_four_blocks(block_fmus, lcsfmu_bin, slaves):
     assert_close(d, np.maximum(0.5 * c, b), 1e-12, "d = max(c/2, b)")
     # every branch is visited, so the laws above are not checked on one piece only
     assert np.any(a == 1) and np.any(a == -1) and np.any(b != 0) and np.any(d == b)
+
+
+def check_output(lcsfmu_bin, path):
+    proc = subprocess.run([str(lcsfmu_bin), "check", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_check_prints_blocks_and_classifies_after_elimination(lcsfmu_bin):
+    out = check_output(lcsfmu_bin, MODELS_DIR / "servo_deadzone.toml")
+    # each block, its laws with its own names, and what its variables became
+    assert "sat = saturation(input = kp*(r - x) + ki*z, lo = -umax, hi = umax)" in out
+    assert "0 <= sat_lo  ⟂  sat_lo - (lo - (kp*(r - x) + ki*z)) >= 0" in out
+    assert "-> pairs dzn_lo, dzn_hi; algebraic variables (free pairs) dzn" in out
+    # the two free pairs are eliminated; the four ramps left form a P-matrix
+    assert ("2 algebraic variables eliminated (a nonsingular block); on the 4 pairs left: "
+            "a P-matrix") in out
+
+
+def test_check_reports_a_singular_loop(lcsfmu_bin, tmp_path):
+    # sat reads itself with gain 1: its equation sat = (sat + w) + sat_lo - sat_hi loses sat
+    toml = tmp_path / "singular_loop.toml"
+    toml.write_text('''
+[model]
+name = "singular_loop"
+[[inputs]]
+name = "w"
+[[states]]
+name = "x"
+der = "-x + sat"
+[[blocks]]
+name = "sat"
+type = "saturation"
+input = "sat + w"
+lo = -1
+hi = 1
+''')
+    out = check_output(lcsfmu_bin, toml)
+    assert "the equations of 1 algebraic variable are (nearly) singular" in out

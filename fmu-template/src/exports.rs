@@ -479,6 +479,18 @@ pub extern "C" fn fmi2DoStep(
     enter(c, "fmi2DoStep", |comp| {
         comp.instance
             .do_step(currentCommunicationPoint, communicationStepSize)?;
+        // The event-driven scheme says what each step took (logEvents) and
+        // warns when events accumulated; formatted only when it is logged.
+        if let Some(report) = comp.instance.step_report() {
+            let warn = report.accumulation.is_some() || report.singular_mode;
+            if warn || comp.logging_on() {
+                let (counts, warning) = comp.instance.describe_step(currentCommunicationPoint);
+                comp.log(fmi2Status::fmi2OK, &format!("fmi2DoStep: {counts}"));
+                if let Some(w) = warning {
+                    comp.log(fmi2Status::fmi2Warning, &format!("fmi2DoStep: {w}"));
+                }
+            }
+        }
         OK
     })
 }

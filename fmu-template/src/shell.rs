@@ -141,6 +141,10 @@ impl Component {
         }
     }
 
+    pub fn logging_on(&self) -> bool {
+        self.logging_on
+    }
+
     pub fn set_logging(&mut self, on: bool) {
         self.logging_on = on;
     }

@@ -21,6 +21,10 @@ pub struct Args {
     /// Override a size declared in the models' [defines] (NAME=INTEGER, repeatable).
     #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
     defines: Vec<(String, i64)>,
+    /// Replace the model file's [scheme] method (theta, event-driven, moreau-jean,
+    /// semi-explicit); the file's other scheme settings stay.
+    #[arg(long = "scheme", value_name = "METHOD")]
+    scheme: Option<String>,
     /// Show cargo's output.
     #[arg(short, long)]
     verbose: bool,
@@ -34,7 +38,7 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     env.verbose = args.verbose;
     let many = args.models.len() > 1;
     for path in &args.models {
-        let model = validate::load_with_defines(path, &args.defines)?;
+        let model = validate::load_with(path, &args.defines, args.scheme.as_deref())?;
         let file = PathBuf::from(format!("{}.fmu", model.name));
         let out = match &args.output {
             Some(o) if many || o.is_dir() => o.join(file),

@@ -21,13 +21,17 @@ pub struct Args {
     /// Override a size declared in the file's [defines] (NAME=INTEGER, repeatable).
     #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
     defines: Vec<(String, i64)>,
+    /// Replace the model file's [scheme] method (theta, event-driven, moreau-jean,
+    /// semi-explicit); the file's other scheme settings stay.
+    #[arg(long = "scheme", value_name = "METHOD")]
+    scheme: Option<String>,
 }
 
 /// Matrices and variable lists longer than this are summarized, not printed.
 const PRINT_LIMIT: usize = 40;
 
 pub fn run(args: Args) -> Result<ExitCode, Error> {
-    let model = validate::load_with_defines(&args.model, &args.defines)?;
+    let model = validate::load_with(&args.model, &args.defines, args.scheme.as_deref())?;
     println!("{}: ok", args.model.display());
     println!(
         "model {}: {} states, {} complementarity pairs, {} inputs, {} parameters, {} outputs",

@@ -29,6 +29,10 @@ pub struct Args {
     /// Override a size declared in the model file's [defines] (NAME=INTEGER, repeatable).
     #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
     defines: Vec<(String, i64)>,
+    /// Replace the model file's [scheme] method (theta, event-driven, moreau-jean,
+    /// semi-explicit); the file's other scheme settings stay.
+    #[arg(long = "scheme", value_name = "METHOD")]
+    scheme: Option<String>,
     /// Output CSV file (default: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -57,15 +61,15 @@ fn model_from_fmu(path: &Path) -> Result<(Model, String), Error> {
 
 pub fn run(args: Args) -> Result<ExitCode, Error> {
     let (model, guid) = if args.model.extension().is_some_and(|e| e == "fmu") {
-        if !args.defines.is_empty() {
+        if !args.defines.is_empty() || args.scheme.is_some() {
             return Err(Error::Simulation(
-                "--define applies to model files; an FMU's sizes were fixed when it was built"
+                "--define and --scheme apply to model files; an FMU's sizes and scheme were fixed when it was built"
                     .into(),
             ));
         }
         model_from_fmu(&args.model)?
     } else {
-        let model = validate::load_with_defines(&args.model, &args.defines)?;
+        let model = validate::load_with(&args.model, &args.defines, args.scheme.as_deref())?;
         let guid = model_description::guid(&model);
         (model, guid)
     };

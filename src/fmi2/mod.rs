@@ -20,7 +20,7 @@ pub mod variables;
 use crate::lcp::Bound;
 use crate::lcs::Lcs;
 use crate::model::Model;
-use crate::scheme::Stepper;
+use crate::scheme::{StepReport, Stepper};
 use feedthrough::Feedthrough;
 use snapshot::{Sizes, Snapshot};
 use state::{allowed, Call, Phase};
@@ -82,6 +82,10 @@ pub struct Instance {
     inputs: Vec<f64>,
     states: Vec<f64>,
     pairs: Vec<f64>,
+    /// What the event-driven scheme did in the last `do_step` (accumulation
+    /// times absolute) and since initialization; zero for the other schemes.
+    last_report: StepReport,
+    totals: StepReport,
 }
 
 impl Instance {
@@ -108,6 +112,8 @@ impl Instance {
             inputs: Vec::new(),
             states: Vec::new(),
             pairs: vec![0.0; nu],
+            last_report: StepReport::default(),
+            totals: StepReport::default(),
             model,
         };
         inst.load_start_values();
@@ -267,6 +273,7 @@ impl Instance {
         let hs = h / n as f64;
         // Adopt the master's clock: it is within rounding of ours and avoids drift.
         self.time = t;
+        self.last_report = StepReport::default();
         for k in 1..=n {
             if let Err(why) = self.stepper.step(&self.lcs, &self.states, &self.inputs, hs) {
                 self.last_successful_time = self.time;
@@ -280,11 +287,67 @@ impl Instance {
                     ),
                 });
             }
+            if let Some(event) = self.stepper.report() {
+                let mut r = event.report;
+                r.accumulation = r.accumulation.map(|local| self.time + local);
+                self.last_report.add(&r);
+            }
             self.stepper.take_result(&mut self.states, &mut self.pairs);
             self.time = if k == n { t + h } else { t + k as f64 * hs };
         }
         self.last_successful_time = self.time;
+        self.totals.add(&self.last_report);
         Ok(())
+    }
+
+    /// What the event-driven scheme did in the last step (None for the other schemes).
+    pub fn step_report(&self) -> Option<StepReport> {
+        self.stepper.report().map(|_| self.last_report)
+    }
+
+    /// The event-driven scheme's counts since initialization (None for the others).
+    pub fn run_report(&self) -> Option<StepReport> {
+        self.stepper.report().map(|_| self.totals)
+    }
+
+    /// The last step's report as log messages: the counts (for `logEvents`)
+    /// and, when events accumulated or a mode could not be followed, a
+    /// warning naming the time and the modes cycled through.
+    pub fn describe_step(&self, from: f64) -> (String, Option<String>) {
+        let r = &self.last_report;
+        let counts = format!(
+            "step from t = {from} to {}: {} Runge-Kutta steps ({} rejected), {} right-hand-side evaluations, {} events, {} LCP solves",
+            self.time, r.steps, r.rejected, r.rhs, r.events, r.lcp_solves
+        );
+        let Some(event) = self.stepper.report() else {
+            return (counts, None);
+        };
+        let names: Vec<&str> = self.model.pairs.iter().map(|p| p.name.as_str()).collect();
+        let modes: Vec<String> = event
+            .recent_modes()
+            .map(|m| {
+                let parts: Vec<String> = m
+                    .iter()
+                    .zip(&names)
+                    .map(|(b, n)| format!("{n} {}", format!("{b:?}").to_lowercase()))
+                    .collect();
+                format!("({})", parts.join(", "))
+            })
+            .collect();
+        let warning = match (r.accumulation, r.singular_mode) {
+            (Some(at), _) => Some(format!(
+                "events accumulate at t = {at} (Zeno or chattering; last modes {}); time-stepping finished the step to t = {}",
+                modes.join(" -> "),
+                self.time
+            )),
+            (None, true) => Some(format!(
+                "a mode could not be followed as an ODE (last modes {}); time-stepping finished the step to t = {}",
+                modes.join(" -> "),
+                self.time
+            )),
+            (None, false) => None,
+        };
+        (counts, warning)
     }
 
     pub fn terminate(&mut self) -> FmiResult<()> {
@@ -308,6 +371,7 @@ impl Instance {
         self.consistent = false;
         self.stepper.invalidate();
         self.stepper.reset_active_set();
+        (self.last_report, self.totals) = (StepReport::default(), StepReport::default());
         Ok(())
     }
 

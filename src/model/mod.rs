@@ -144,6 +144,10 @@ pub enum Method {
     /// Mechanical, velocity level (Moreau–Jean): theta-method on the smooth part,
     /// Newton's impact law on the contacts predicted to close, percussions.
     MoreauJean,
+    /// First-order, event-driven: each mode (active set) is a linear ODE
+    /// integrated by an embedded Runge–Kutta pair; mode switches are located
+    /// on the step's Hermite interpolant (see `scheme::event`).
+    EventDriven,
 }
 
 impl Method {
@@ -153,6 +157,53 @@ impl Method {
             Method::Theta => "theta",
             Method::SemiExplicit => "semi-explicit",
             Method::MoreauJean => "moreau-jean",
+            Method::EventDriven => "event-driven",
+        }
+    }
+
+    /// Whether the method integrates a first-order system (else a mechanical one).
+    pub fn first_order(self) -> bool {
+        matches!(self, Method::Theta | Method::EventDriven)
+    }
+}
+
+/// The embedded Runge–Kutta pair of the event-driven scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Integrator {
+    /// Heun–Euler 2(1), the pair of the zero-crossing slides.
+    HeunEuler,
+    /// Bogacki–Shampine 3(2) (the pair of MATLAB's ode23), first same as last.
+    BogackiShampine,
+}
+
+impl Integrator {
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Integrator::HeunEuler => "heun-euler",
+            Integrator::BogackiShampine => "bogacki-shampine",
+        }
+    }
+}
+
+/// Settings of the event-driven scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EventSettings {
+    /// Relative and absolute tolerances of the step-size control.
+    pub rtol: f64,
+    pub atol: f64,
+    /// Events in one communication step beyond which they are taken to
+    /// accumulate (Zeno, chattering): the step is finished by time-stepping.
+    pub max_events_per_step: usize,
+    pub integrator: Integrator,
+}
+
+impl Default for EventSettings {
+    fn default() -> Self {
+        EventSettings {
+            rtol: 1e-6,
+            atol: 1e-9,
+            max_events_per_step: 100,
+            integrator: Integrator::BogackiShampine,
         }
     }
 }
@@ -165,6 +216,9 @@ pub struct Scheme {
     pub theta: f64,
     /// Longest internal step; a communication step is split into equal sub-steps.
     pub max_step: Option<f64>,
+    /// The event-driven scheme's settings (defaults for the others).
+    #[serde(default)]
+    pub event: EventSettings,
 }
 
 /// A mechanical system `M v' = Fq q + Fv v + F w + f + G^T λ + T^T λ_t`, `q' = v`
@@ -331,7 +385,7 @@ impl Model {
         ];
         if let Some(m) = &self.mechanics {
             let (n, nc) = (m.dof, m.contacts.len());
-            if 2 * n != nx || (self.scheme.method == Method::Theta) {
+            if 2 * n != nx || self.scheme.method.first_order() {
                 return Err("embedded model: mechanical sizes are inconsistent".into());
             }
             // A mechanical model keeps its first-order matrices empty.
@@ -366,8 +420,8 @@ impl Model {
             if next != nu {
                 return Err("embedded model: contacts are inconsistent".into());
             }
-        } else if self.scheme.method != Method::Theta {
-            return Err("embedded model: a first-order model needs the theta scheme".into());
+        } else if !self.scheme.method.first_order() {
+            return Err("embedded model: a first-order model needs a first-order scheme".into());
         }
         for (name, m, r, c) in shapes {
             if m.rows != r

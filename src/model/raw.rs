@@ -67,6 +67,11 @@ pub struct RawScheme {
     pub method: Option<String>,
     pub theta: Option<f64>,
     pub max_step: Option<f64>,
+    /// Event-driven settings.
+    pub rtol: Option<f64>,
+    pub atol: Option<f64>,
+    pub max_events_per_step: Option<u64>,
+    pub integrator: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

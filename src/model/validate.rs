@@ -12,7 +12,8 @@ use super::affine::{self, Symbol};
 use super::expr::{self, Expr, Node};
 use super::raw::{self, RawModel, Value};
 use super::{
-    Experiment, ExprMatrix, Method, Model, Output, Pair, Parameter, Scheme, System, Variable,
+    EventSettings, Experiment, ExprMatrix, Integrator, Method, Model, Output, Pair, Parameter,
+    Scheme, System, Variable,
 };
 use std::collections::HashMap;
 use std::fmt;
@@ -48,12 +49,7 @@ pub fn load(path: &Path) -> Result<Model, ModelError> {
 
 /// Reads and validates a model file, overriding some of its `[defines]`.
 pub fn load_with_defines(path: &Path, defines: &[(String, i64)]) -> Result<Model, ModelError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ModelError {
-        file: path.to_path_buf(),
-        field: "(file)".into(),
-        message: format!("cannot read: {e}"),
-    })?;
-    from_str_with_defines(&text, path, defines)
+    load_with(path, defines, None)
 }
 
 /// Validates model text; `path` is only used in messages.
@@ -67,12 +63,37 @@ pub fn from_str_with_defines(
     path: &Path,
     defines: &[(String, i64)],
 ) -> Result<Model, ModelError> {
+    from_str_with(text, path, defines, None)
+}
+
+/// Reads and validates a model file with `[defines]` and, when given, the
+/// scheme's method overridden (`--scheme`).
+pub fn load_with(
+    path: &Path,
+    defines: &[(String, i64)],
+    method: Option<&str>,
+) -> Result<Model, ModelError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ModelError {
+        file: path.to_path_buf(),
+        field: "(file)".into(),
+        message: format!("cannot read: {e}"),
+    })?;
+    from_str_with(&text, path, defines, method)
+}
+
+/// [`from_str`] with `[defines]` and the method overridden.
+pub fn from_str_with(
+    text: &str,
+    path: &Path,
+    defines: &[(String, i64)],
+    method: Option<&str>,
+) -> Result<Model, ModelError> {
     let raw = raw::parse(text, defines).map_err(|(field, message)| ModelError {
         file: path.into(),
         field,
         message,
     })?;
-    Validator { file: path }.model(raw)
+    Validator { file: path, method }.model(raw)
 }
 
 /// Words that cannot be variable names: the FMU's independent variable and the
@@ -86,6 +107,8 @@ const MAX_OUTPUT_ENTRIES: usize = 10_000_000;
 
 pub(super) struct Validator<'a> {
     file: &'a Path,
+    /// `--scheme`: replaces the file's `[scheme] method`.
+    method: Option<&'a str>,
 }
 
 pub(super) type Res<T> = Result<T, ModelError>;
@@ -662,31 +685,56 @@ impl Validator<'_> {
     }
 
     fn scheme(&self, s: Option<raw::RawScheme>, mechanical: bool) -> Res<Scheme> {
-        let (method, theta, max_step) =
-            s.map_or((None, None, None), |s| (s.method, s.theta, s.max_step));
+        let s = s.unwrap_or(raw::RawScheme {
+            method: None,
+            theta: None,
+            max_step: None,
+            rtol: None,
+            atol: None,
+            max_events_per_step: None,
+            integrator: None,
+        });
+        let (theta, max_step) = (s.theta, s.max_step);
+        let event_keys = s.rtol.is_some()
+            || s.atol.is_some()
+            || s.max_events_per_step.is_some()
+            || s.integrator.is_some();
+        if event_keys && s.method.as_deref() != Some("event-driven") {
+            return self.fail(
+                "scheme",
+                "rtol, atol, max_events_per_step and integrator belong to method = \"event-driven\"",
+            );
+        }
+        // `--scheme` replaces the file's method; the file's other settings stay.
+        let (method, field) = match self.method {
+            Some(m) => (Some(m.to_string()), "--scheme"),
+            None => (s.method.clone(), "scheme.method"),
+        };
         let method = match (method.as_deref(), mechanical) {
             (None, false) | (Some("theta"), false) => Method::Theta,
+            (Some("event-driven"), false) => Method::EventDriven,
             (None, true) | (Some("moreau-jean"), true) => Method::MoreauJean,
             (Some("semi-explicit"), true) => Method::SemiExplicit,
             (Some(m @ ("semi-explicit" | "moreau-jean")), false) => {
                 return self.fail(
-                    "scheme.method",
-                    format!("'{m}' needs a mechanical model (with [[coordinates]]); first-order models use 'theta'"),
+                    field,
+                    format!("'{m}' needs a mechanical model (with [[coordinates]]); first-order models use 'theta' or 'event-driven'"),
                 )
             }
-            (Some("theta"), true) => {
+            (Some(m @ ("theta" | "event-driven")), true) => {
                 return self.fail(
-                    "scheme.method",
-                    "a mechanical model uses 'moreau-jean' or 'semi-explicit'",
+                    field,
+                    format!("'{m}' is for first-order models; a mechanical model uses 'moreau-jean' or 'semi-explicit'"),
                 )
             }
             (Some(m), _) => {
                 return self.fail(
-                    "scheme.method",
-                    format!("unknown method '{m}' (expected theta, semi-explicit or moreau-jean)"),
+                    field,
+                    format!("unknown method '{m}' (expected theta, event-driven, semi-explicit or moreau-jean)"),
                 )
             }
         };
+        let event = self.event_settings(&s)?;
         // Moreau–Jean's smooth part defaults to the trapezoidal rule, which keeps
         // the energy of an undamped oscillator; the first-order default stays
         // backward Euler.
@@ -719,7 +767,45 @@ impl Validator<'_> {
             method,
             theta,
             max_step,
+            event,
         })
+    }
+
+    fn event_settings(&self, s: &raw::RawScheme) -> Res<EventSettings> {
+        let mut e = EventSettings::default();
+        for (key, value, slot) in [("rtol", s.rtol, &mut e.rtol), ("atol", s.atol, &mut e.atol)] {
+            if let Some(v) = value {
+                if !(v > 0.0 && v < 1.0) {
+                    return self.fail(
+                        format!("scheme.{key}"),
+                        format!("{key} = {v} must lie in (0, 1)"),
+                    );
+                }
+                *slot = v;
+            }
+        }
+        if let Some(n) = s.max_events_per_step {
+            if n == 0 || n > 1_000_000 {
+                return self.fail(
+                    "scheme.max_events_per_step",
+                    format!("{n} must lie in 1..=1000000"),
+                );
+            }
+            e.max_events_per_step = n as usize;
+        }
+        e.integrator = match s.integrator.as_deref() {
+            None | Some("bogacki-shampine") => Integrator::BogackiShampine,
+            Some("heun-euler") => Integrator::HeunEuler,
+            Some(other) => {
+                return self.fail(
+                    "scheme.integrator",
+                    format!(
+                        "unknown integrator '{other}' (expected bogacki-shampine or heun-euler)"
+                    ),
+                )
+            }
+        };
+        Ok(e)
     }
 }
 

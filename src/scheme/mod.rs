@@ -11,9 +11,13 @@
 //! [`MechSystem`]: crate::mechanics::MechSystem
 
 mod contact;
+pub mod event;
 mod mechanical;
+mod mode;
+mod rk;
 mod theta;
 
+pub use event::{EventStepper, StepReport};
 pub use mechanical::MechStepper;
 pub use theta::ThetaStepper;
 
@@ -37,12 +41,24 @@ pub enum StepError {
     Lcp(lcp::Info),
     /// The new state or multipliers are not finite (an overflow).
     NotFinite,
+    /// The event-driven step size control asked for a step below this.
+    StepTooSmall { h: f64 },
+    /// The mode at the start is not an ODE (its free pairs' equations are singular).
+    SingularMode,
 }
 
 impl std::fmt::Display for StepError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StepError::NotFinite => write!(f, "the new state is not finite"),
+            StepError::StepTooSmall { h } => write!(
+                f,
+                "the event-driven step size fell to {h:e}: the tolerances cannot be met"
+            ),
+            StepError::SingularMode => write!(
+                f,
+                "the mode at this instant is not an ODE: the equations of its free pairs are singular"
+            ),
             StepError::SingularIteration { h } => {
                 write!(
                     f,
@@ -154,6 +170,7 @@ impl StepSize {
 pub enum Stepper {
     Theta(ThetaStepper),
     Mechanical(MechStepper),
+    Event(EventStepper),
 }
 
 macro_rules! each {
@@ -161,6 +178,7 @@ macro_rules! each {
         match $self {
             Stepper::Theta($s) => $e,
             Stepper::Mechanical($s) => $e,
+            Stepper::Event($s) => $e,
         }
     };
 }
@@ -169,7 +187,14 @@ impl Stepper {
     /// Workspace for `model`'s scheme; `lcs` must be [`Lcs::new`] of the same model.
     pub fn new(model: &Model, lcs: &Lcs) -> Self {
         match (&lcs.mech, model.scheme.method) {
-            (Some(mech), method) if method != Method::Theta => {
+            (None, Method::EventDriven) => Stepper::Event(EventStepper::new(
+                model.nx(),
+                model.nu(),
+                model.nw(),
+                model.scheme.theta,
+                model.scheme.event,
+            )),
+            (Some(mech), method) if !method.first_order() => {
                 Stepper::Mechanical(MechStepper::new(mech, method, model.scheme.theta))
             }
             _ => Stepper::Theta(ThetaStepper::new(
@@ -222,6 +247,14 @@ impl Stepper {
     /// Moves the result of the last step into `x` and `u` (by swapping buffers).
     pub fn take_result(&mut self, x: &mut Vec<f64>, u: &mut Vec<f64>) {
         each!(self, s => s.take_result(x, u))
+    }
+
+    /// What the last step of the event-driven scheme took (None for the others).
+    pub fn report(&self) -> Option<&EventStepper> {
+        match self {
+            Stepper::Event(s) => Some(s),
+            _ => None,
+        }
     }
 
     /// The multipliers of the last step or of [`Stepper::consistent_multipliers`].

@@ -82,6 +82,11 @@ impl ThetaStepper {
         }
     }
 
+    /// Sets the LCP's warm start without touching the cached matrices.
+    pub fn set_warm_start(&mut self, active: &[lcp::Bound]) {
+        self.solver.set_active_set(active);
+    }
+
     /// Forgets the cached matrices; call after the LCS was assembled again.
     pub fn invalidate(&mut self) {
         self.size.invalidate();

@@ -1,0 +1,437 @@
+//! Event-driven integration of a first-order LCS, with zero-crossing location.
+//!
+//! The classical alternative to time-stepping (zero-crossing slides): in each
+//! mode (an active set, see [`mode`](super::mode)) the system is a linear
+//! ODE, integrated with an embedded Runge–Kutta pair and step-size control;
+//! after each accepted step the mode's guards are checked for a sign change,
+//! the earliest one is located on the step's cubic Hermite interpolant with
+//! Brent's method, the state is moved there, and the next mode is selected.
+//!
+//! Mode selection solves the time-stepping LCP of a step of size
+//! [`SELECT_STEP`] at the event state (backward Euler, warm-started from the
+//! old mode) and takes its active set. For rows whose `D` is nonsingular this
+//! is the `h -> 0` problem `M = D`; for rows of relative degree one (`D = 0`)
+//! their `y` is about zero at the event and the tiny step makes `q` the
+//! derivative `C (A x + B u + ...)`, so the choice is the LCP on `C B` that
+//! decides crossing, sliding (a free pair keeping `y = 0`, as the relay's
+//! sliding mode) or sticking. One formulation thus covers both cases.
+//!
+//! Events that accumulate (more than `max_events_per_step` in one
+//! communication step, or two closer than [`EVENT_FLOOR`]), or a mode that is
+//! not an ODE (a singular equation for its free pairs), end event-driven
+//! integration for the rest of the communication step, which time-stepping
+//! (the model's theta-method, one step) finishes: the sign spiral lands on
+//! its origin instead of hanging. The report of each step says so.
+
+use super::mode::{ModeSystem, SingularMode};
+use super::rk::{brent, error_norm, hermite, next_step, Stages};
+use super::{tidy, StepError, ThetaStepper};
+use crate::lcp::{self, Bound};
+use crate::lcs::Lcs;
+use crate::model::EventSettings;
+use nalgebra::DMatrix;
+
+/// Step of the mode-selection LCP: far below any step the integrator takes,
+/// far above the time to which events are located.
+pub const SELECT_STEP: f64 = 1e-8;
+
+/// Two events closer than this (relative to the communication step, at
+/// least this absolute) count as an accumulation.
+pub const EVENT_FLOOR: f64 = 1e-10;
+
+/// Events are located to this (times the communication step, at least this absolute).
+pub const EVENT_TOL: f64 = 1e-13;
+
+/// A mode whose sliding pairs start further than this from `y = 0`
+/// (relative, see `ModeSystem::drift`) is entered by one step of the
+/// mode-selection LCP, which ends on the constraint.
+pub const DRIFT_TOL: f64 = 1e-10;
+
+/// How many recent modes a report keeps to name an accumulation's cycle.
+pub const CYCLE: usize = 4;
+
+/// What one communication step took.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepReport {
+    pub steps: usize,
+    pub rejected: usize,
+    pub rhs: usize,
+    pub events: usize,
+    pub lcp_solves: usize,
+    /// Time (from the step's start) where events accumulated and
+    /// time-stepping took over, if they did.
+    pub accumulation: Option<f64>,
+    /// Whether a mode could not be followed as an ODE (its free pairs'
+    /// equations singular, or its sliding pairs off their constraint):
+    /// time-stepping took over too.
+    pub singular_mode: bool,
+}
+
+impl StepReport {
+    /// Adds the counts of a later step; the first accumulation is kept.
+    pub fn add(&mut self, later: &StepReport) {
+        self.steps += later.steps;
+        self.rejected += later.rejected;
+        self.rhs += later.rhs;
+        self.events += later.events;
+        self.lcp_solves += later.lcp_solves;
+        self.accumulation = self.accumulation.or(later.accumulation);
+        self.singular_mode |= later.singular_mode;
+    }
+}
+
+/// Per-instance workspace of the event-driven scheme.
+pub struct EventStepper {
+    settings: EventSettings,
+    mode: ModeSystem,
+    active: Vec<Bound>,
+    /// The LCP of a step of `SELECT_STEP`, cached at that size.
+    select: ThetaStepper,
+    /// Time-stepping for what events cannot do.
+    fallback: ThetaStepper,
+    stages: Stages,
+    x: Vec<f64>,
+    f0: Vec<f64>,
+    x1: Vec<f64>,
+    f1: Vec<f64>,
+    xe: Vec<f64>,
+    /// The step the controller proposes next (NaN before the first).
+    h_next: f64,
+    /// The last modes entered, most recent at `cycle_at`, for reports.
+    cycle: Vec<Bound>,
+    cycle_at: usize,
+    cycle_len: usize,
+    pub report: StepReport,
+    pub x_next: Vec<f64>,
+    pub u_next: Vec<f64>,
+}
+
+impl EventStepper {
+    pub fn new(nx: usize, nu: usize, nw: usize, theta: f64, settings: EventSettings) -> Self {
+        EventStepper {
+            settings,
+            mode: ModeSystem::new(nx, nu, nw),
+            active: vec![Bound::Free; nu],
+            select: ThetaStepper::new(nx, nu, nw, 1.0),
+            fallback: ThetaStepper::new(nx, nu, nw, theta),
+            stages: Stages::new(nx),
+            x: vec![0.0; nx],
+            f0: vec![0.0; nx],
+            x1: vec![0.0; nx],
+            f1: vec![0.0; nx],
+            xe: vec![0.0; nx],
+            h_next: f64::NAN,
+            cycle: vec![Bound::Free; CYCLE * nu],
+            cycle_at: 0,
+            cycle_len: 0,
+            report: StepReport::default(),
+            x_next: vec![0.0; nx],
+            u_next: vec![0.0; nu],
+        }
+    }
+
+    pub fn invalidate(&mut self) {
+        self.mode.invalidate();
+        self.select.invalidate();
+        self.fallback.invalidate();
+    }
+
+    pub fn active_set(&self) -> &[Bound] {
+        &self.active
+    }
+
+    pub fn reset_active_set(&mut self) {
+        self.select.reset_active_set();
+        self.fallback.reset_active_set();
+        self.active.fill(Bound::Free);
+        self.h_next = f64::NAN;
+    }
+
+    /// The proposed next step size, saved with FMU states.
+    pub fn cached_step(&self) -> f64 {
+        self.h_next
+    }
+
+    pub fn restore(&mut self, h_next: f64, active: &[Bound]) {
+        self.h_next = h_next;
+        if active.len() == self.active.len() {
+            self.active.copy_from_slice(active);
+        }
+        self.invalidate();
+    }
+
+    /// The modes entered most recently, oldest first (for an accumulation report).
+    pub fn recent_modes(&self) -> impl Iterator<Item = &[Bound]> {
+        let nu = self.active.len();
+        (0..self.cycle_len).rev().map(move |back| {
+            let k = (self.cycle_at + CYCLE - back) % CYCLE;
+            &self.cycle[k * nu..(k + 1) * nu]
+        })
+    }
+
+    /// The time-stepping LCP matrix of a step of size `h` (for inspection).
+    pub fn lcp_matrix(&mut self, lcs: &Lcs, h: f64) -> Result<DMatrix<f64>, StepError> {
+        self.fallback.lcp_matrix(lcs, h)
+    }
+
+    /// Selects and builds the mode at the state `self.x` with inputs `w`;
+    /// false when that mode is not an ODE (its free pairs' equations are singular).
+    fn select_mode(&mut self, lcs: &Lcs, w: &[f64]) -> Result<bool, StepError> {
+        self.select.set_warm_start(&self.active);
+        self.select.step(lcs, &self.x, w, SELECT_STEP)?;
+        self.report.lcp_solves += 1;
+        self.active.copy_from_slice(self.select.active_set());
+        let nu = self.active.len();
+        self.cycle_at = (self.cycle_at + 1) % CYCLE;
+        self.cycle_len = (self.cycle_len + 1).min(CYCLE);
+        self.cycle[self.cycle_at * nu..(self.cycle_at + 1) * nu].copy_from_slice(&self.active);
+        match self.mode.build(lcs, &self.active, w) {
+            Ok(()) => Ok(true),
+            Err(SingularMode) => Ok(false),
+        }
+    }
+
+    /// Moves the result of the last step into `x` and `u` (by swapping buffers).
+    pub fn take_result(&mut self, x: &mut Vec<f64>, u: &mut Vec<f64>) {
+        std::mem::swap(x, &mut self.x_next);
+        std::mem::swap(u, &mut self.u_next);
+    }
+
+    /// The multipliers consistent with `x` and `w` at one instant: those of
+    /// the mode selected there.
+    pub fn consistent_multipliers(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+    ) -> Result<lcp::Info, StepError> {
+        self.x.copy_from_slice(x);
+        if !self.select_mode(lcs, w)? {
+            return Err(StepError::SingularMode);
+        }
+        self.mode.multipliers(x, &mut self.u_next);
+        Ok(solved())
+    }
+
+    /// Integrates from `x` over a communication step of size `big_h` with the
+    /// inputs `w` held; the result is in `x_next`, `u_next` and `report`.
+    pub fn step(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+        big_h: f64,
+    ) -> Result<lcp::Info, StepError> {
+        self.report = StepReport::default();
+        self.x.copy_from_slice(x);
+        let settings = self.settings;
+        let order = settings.integrator.order();
+        let tol_t = EVENT_TOL * big_h.max(1.0);
+        let floor = EVENT_FLOOR * big_h.max(1.0);
+        let mut t = 0.0;
+        let mut last_event = f64::NEG_INFINITY;
+        // Consecutive events each closer to the last than the one before: the
+        // signature of an accumulation point, also when what stops the
+        // integration is a mode near it that cannot be followed.
+        let (mut spacing, mut shrinking) = (f64::INFINITY, 0usize);
+        let mut h = self.h_next;
+        let mut finish_by_stepping = !self.enter_mode(lcs, w, &mut t, big_h)?;
+        if !finish_by_stepping {
+            self.mode.rhs(&self.x, &mut self.f0);
+            self.report.rhs += 1;
+            if !(h > 0.0 && h.is_finite()) {
+                h = self.initial_step(big_h);
+            }
+        }
+        while !finish_by_stepping && big_h - t > 4.0 * f64::EPSILON * big_h {
+            let remaining = big_h - t;
+            let clipped = h >= remaining;
+            let h_try = if clipped { remaining } else { h };
+            self.stages.set_first(&self.f0);
+            let mode = &self.mode;
+            self.report.rhs += settings.integrator.step(
+                &mut |x, out| mode.rhs(x, out),
+                &self.x,
+                h_try,
+                &mut self.stages,
+                &mut self.x1,
+                &mut self.f1,
+            );
+            let norm = error_norm(
+                &self.stages.err,
+                &self.x,
+                &self.x1,
+                settings.rtol,
+                settings.atol,
+            );
+            if !norm.is_finite() {
+                return Err(StepError::NotFinite);
+            }
+            if norm > 1.0 {
+                self.report.rejected += 1;
+                h = next_step(h_try, norm, order);
+                if h < 1e-14 * big_h.max(1.0) {
+                    return Err(StepError::StepTooSmall { h });
+                }
+                continue;
+            }
+            self.report.steps += 1;
+            let proposal = next_step(h_try, norm, order);
+            // Only a step that was not cut short by the communication point
+            // says how large the next one may be.
+            h = if clipped { h.max(proposal) } else { proposal };
+            match self.earliest_crossing(h_try, tol_t) {
+                None => {
+                    std::mem::swap(&mut self.x, &mut self.x1);
+                    std::mem::swap(&mut self.f0, &mut self.f1);
+                    t = if clipped { big_h } else { t + h_try };
+                }
+                Some(s) => {
+                    self.report.events += 1;
+                    let t_event = if s >= 1.0 && clipped {
+                        big_h
+                    } else {
+                        t + s * h_try
+                    };
+                    hermite(
+                        &self.x,
+                        &self.f0,
+                        &self.x1,
+                        &self.f1,
+                        h_try,
+                        s,
+                        &mut self.xe,
+                    );
+                    std::mem::swap(&mut self.x, &mut self.xe);
+                    t = t_event;
+                    let gap = t_event - last_event;
+                    let crowded = gap < floor;
+                    shrinking = if gap < spacing { shrinking + 1 } else { 0 };
+                    (spacing, last_event) = (gap, t_event);
+                    if crowded || self.report.events > settings.max_events_per_step {
+                        self.report.accumulation = Some(t);
+                        finish_by_stepping = true;
+                        break;
+                    }
+                    if !self.enter_mode(lcs, w, &mut t, big_h)? {
+                        finish_by_stepping = true;
+                        break;
+                    }
+                    self.mode.rhs(&self.x, &mut self.f0);
+                    self.report.rhs += 1;
+                }
+            }
+        }
+        self.h_next = h;
+        if finish_by_stepping && shrinking >= 3 {
+            self.report.accumulation.get_or_insert(t);
+        }
+        if finish_by_stepping {
+            let info = self.fallback.step(lcs, &self.x, w, big_h - t)?;
+            self.report.lcp_solves += 1;
+            self.x_next.copy_from_slice(&self.fallback.x_next);
+            self.u_next.copy_from_slice(&self.fallback.u_next);
+            self.active.copy_from_slice(self.fallback.active_set());
+            if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
+                return Err(StepError::NotFinite);
+            }
+            return Ok(info);
+        }
+        self.x_next.copy_from_slice(&self.x);
+        self.mode.multipliers(&self.x, &mut self.u_next);
+        if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
+            return Err(StepError::NotFinite);
+        }
+        Ok(solved())
+    }
+
+    /// Selects the mode at `self.x` and makes sure it describes the motion
+    /// there: a mode that holds a pair at `y = 0` through its derivative while
+    /// `y` is not yet 0 (the state is within one selection step of the
+    /// constraint, as near the spiral's origin) is entered by taking that step.
+    /// False when time-stepping must finish the communication step.
+    fn enter_mode(
+        &mut self,
+        lcs: &Lcs,
+        w: &[f64],
+        t: &mut f64,
+        big_h: f64,
+    ) -> Result<bool, StepError> {
+        for attempt in 0..2 {
+            if !self.select_mode(lcs, w)? {
+                self.report.singular_mode = true;
+                return Ok(false);
+            }
+            if self.mode.drift(&self.x) <= DRIFT_TOL {
+                return Ok(true);
+            }
+            if attempt == 1 || big_h - *t <= SELECT_STEP {
+                break;
+            }
+            self.x.copy_from_slice(&self.select.x_next);
+            *t += SELECT_STEP;
+            self.report.steps += 1;
+        }
+        self.report.singular_mode = true;
+        Ok(false)
+    }
+
+    /// The earliest guard crossing over the step just taken, as a fraction of
+    /// it, located on the Hermite interpolant; `None` when no guard changes sign.
+    fn earliest_crossing(&mut self, h: f64, tol_t: f64) -> Option<f64> {
+        let mut earliest: Option<f64> = None;
+        for r in 0..self.mode.guards.len() {
+            let (ga, gb) = (self.mode.guard(r, &self.x), self.mode.guard(r, &self.x1));
+            if gb >= -self.guard_tolerance(r) {
+                continue;
+            }
+            let s = if ga <= 0.0 {
+                0.0
+            } else {
+                let (x0, f0, x1, f1, mode) = (&self.x, &self.f0, &self.x1, &self.f1, &self.mode);
+                let xe = &mut self.xe;
+                let mut g = |s: f64| {
+                    hermite(x0, f0, x1, f1, h, s, xe);
+                    mode.guard(r, xe)
+                };
+                brent(&mut g, 0.0, 1.0, ga, gb, tol_t / h)
+            };
+            if earliest.is_none_or(|e| s < e) {
+                earliest = Some(s);
+            }
+        }
+        earliest
+    }
+
+    /// How negative guard `r` may be at the end of a step before it counts:
+    /// rounding in a guard that stays at 0 along a mode must not be an event.
+    fn guard_tolerance(&self, r: usize) -> f64 {
+        1e-12 * self.mode.guard_scale(r, &self.x1) + f64::MIN_POSITIVE
+    }
+
+    /// A first step from the size of the state and of its derivative.
+    fn initial_step(&self, big_h: f64) -> f64 {
+        let (rtol, atol) = (self.settings.rtol, self.settings.atol);
+        let (mut d0, mut d1) = (0.0f64, 0.0f64);
+        for (x, f) in self.x.iter().zip(&self.f0) {
+            let sc = atol + rtol * x.abs();
+            d0 = d0.max(x.abs() / sc);
+            d1 = d1.max(f.abs() / sc);
+        }
+        let h = if d0 < 1e-5 || d1 < 1e-5 {
+            1e-3 * big_h
+        } else {
+            0.01 * d0 / d1
+        };
+        h.min(big_h)
+    }
+}
+
+fn solved() -> lcp::Info {
+    lcp::Info {
+        status: lcp::Status::Solved,
+        method: lcp::Method::None,
+        residual: 0.0,
+        iterations: 0,
+    }
+}

@@ -23,7 +23,7 @@
 //! (the model's theta-method, one step) finishes: the sign spiral lands on
 //! its origin instead of hanging. The report of each step says so.
 
-use super::mode::{ModeSystem, SingularMode};
+use super::mode::{Guard, ModeSystem, SingularMode, DRIFT_TOL};
 use super::rk::{brent, error_norm, hermite, next_step, Stages};
 use super::{tidy, StepError, ThetaStepper};
 use crate::lcp::{self, Bound};
@@ -41,11 +41,6 @@ pub const EVENT_FLOOR: f64 = 1e-10;
 
 /// Events are located to this (times the communication step, at least this absolute).
 pub const EVENT_TOL: f64 = 1e-13;
-
-/// A mode whose sliding pairs start further than this from `y = 0`
-/// (relative, see `ModeSystem::drift`) is entered by one step of the
-/// mode-selection LCP, which ends on the constraint.
-pub const DRIFT_TOL: f64 = 1e-10;
 
 /// How many recent modes a report keeps to name an accumulation's cycle.
 pub const CYCLE: usize = 4;
@@ -85,6 +80,9 @@ pub struct EventStepper {
     settings: EventSettings,
     mode: ModeSystem,
     active: Vec<Bound>,
+    /// The mode at the start of the step, and before the last event.
+    previous: Vec<Bound>,
+    previous_event_mode: Vec<Bound>,
     /// The LCP of a step of `SELECT_STEP`, cached at that size.
     select: ThetaStepper,
     /// Time-stepping for what events cannot do.
@@ -112,6 +110,8 @@ impl EventStepper {
             settings,
             mode: ModeSystem::new(nx, nu, nw),
             active: vec![Bound::Free; nu],
+            previous: vec![Bound::Free; nu],
+            previous_event_mode: vec![Bound::Free; nu],
             select: ThetaStepper::new(nx, nu, nw, 1.0),
             fallback: ThetaStepper::new(nx, nu, nw, theta),
             stages: Stages::new(nx),
@@ -181,10 +181,7 @@ impl EventStepper {
         self.select.step(lcs, &self.x, w, SELECT_STEP)?;
         self.report.lcp_solves += 1;
         self.active.copy_from_slice(self.select.active_set());
-        let nu = self.active.len();
-        self.cycle_at = (self.cycle_at + 1) % CYCLE;
-        self.cycle_len = (self.cycle_len + 1).min(CYCLE);
-        self.cycle[self.cycle_at * nu..(self.cycle_at + 1) * nu].copy_from_slice(&self.active);
+        self.remember_mode();
         match self.mode.build(lcs, &self.active, w) {
             Ok(()) => Ok(true),
             Err(SingularMode) => Ok(false),
@@ -235,7 +232,15 @@ impl EventStepper {
         // integration is a mode near it that cannot be followed.
         let (mut spacing, mut shrinking) = (f64::INFINITY, 0usize);
         let mut h = self.h_next;
-        let mut finish_by_stepping = !self.enter_mode(lcs, w, &mut t, big_h)?;
+        // The mode of the last step goes on unless it no longer describes the
+        // motion (new inputs, or the end of a fallback): then the LCP decides.
+        self.previous.copy_from_slice(&self.active);
+        let kept = self.mode.build(lcs, &self.active, w).is_ok() && self.mode.consistent(&self.x);
+        let mut finish_by_stepping = !kept && !self.enter_mode(lcs, w, &mut t, big_h)?;
+        if self.active != self.previous {
+            // A switch exactly at the communication point.
+            self.report.events += 1;
+        }
         if !finish_by_stepping {
             self.mode.rhs(&self.x, &mut self.f0);
             self.report.rhs += 1;
@@ -286,7 +291,7 @@ impl EventStepper {
                     std::mem::swap(&mut self.f0, &mut self.f1);
                     t = if clipped { big_h } else { t + h_try };
                 }
-                Some(s) => {
+                Some((s, guard)) => {
                     self.report.events += 1;
                     let t_event = if s >= 1.0 && clipped {
                         big_h
@@ -313,9 +318,21 @@ impl EventStepper {
                         finish_by_stepping = true;
                         break;
                     }
-                    if !self.enter_mode(lcs, w, &mut t, big_h)? {
-                        finish_by_stepping = true;
-                        break;
+                    // The guard that fired says which pair changes side; when
+                    // that mode does not describe the motion (several pairs
+                    // change at once, or a crossing rather than a release),
+                    // the mode-selection LCP decides.
+                    self.flip(guard);
+                    let follows = self.mode.build(lcs, &self.active, w).is_ok()
+                        && self.mode.consistent(&self.x);
+                    if follows {
+                        self.remember_mode();
+                    } else {
+                        self.active.copy_from_slice(&self.previous_event_mode);
+                        if !self.enter_mode(lcs, w, &mut t, big_h)? {
+                            finish_by_stepping = true;
+                            break;
+                        }
                     }
                     self.mode.rhs(&self.x, &mut self.f0);
                     self.report.rhs += 1;
@@ -343,6 +360,24 @@ impl EventStepper {
             return Err(StepError::NotFinite);
         }
         Ok(solved())
+    }
+
+    /// The mode after `guard` fired: its pair moves to the other side.
+    fn flip(&mut self, guard: Guard) {
+        self.previous_event_mode.copy_from_slice(&self.active);
+        match guard {
+            Guard::LowerY(i) | Guard::UpperY(i) => self.active[i] = Bound::Free,
+            Guard::AboveLo(i) => self.active[i] = Bound::Lower,
+            Guard::BelowHi(i) => self.active[i] = Bound::Upper,
+        }
+    }
+
+    /// Records the mode just entered for reports.
+    fn remember_mode(&mut self) {
+        let nu = self.active.len();
+        self.cycle_at = (self.cycle_at + 1) % CYCLE;
+        self.cycle_len = (self.cycle_len + 1).min(CYCLE);
+        self.cycle[self.cycle_at * nu..(self.cycle_at + 1) * nu].copy_from_slice(&self.active);
     }
 
     /// Selects the mode at `self.x` and makes sure it describes the motion
@@ -378,8 +413,8 @@ impl EventStepper {
 
     /// The earliest guard crossing over the step just taken, as a fraction of
     /// it, located on the Hermite interpolant; `None` when no guard changes sign.
-    fn earliest_crossing(&mut self, h: f64, tol_t: f64) -> Option<f64> {
-        let mut earliest: Option<f64> = None;
+    fn earliest_crossing(&mut self, h: f64, tol_t: f64) -> Option<(f64, Guard)> {
+        let mut earliest: Option<(f64, Guard)> = None;
         for r in 0..self.mode.guards.len() {
             let (ga, gb) = (self.mode.guard(r, &self.x), self.mode.guard(r, &self.x1));
             if gb >= -self.guard_tolerance(r) {
@@ -396,8 +431,8 @@ impl EventStepper {
                 };
                 brent(&mut g, 0.0, 1.0, ga, gb, tol_t / h)
             };
-            if earliest.is_none_or(|e| s < e) {
-                earliest = Some(s);
+            if earliest.is_none_or(|(e, _)| s < e) {
+                earliest = Some((s, self.mode.guards[r]));
             }
         }
         earliest

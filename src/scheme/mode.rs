@@ -22,6 +22,11 @@ use crate::lcs::Lcs;
 use crate::linalg::{gemv_acc, Lu};
 use nalgebra::{DMatrix, DVector};
 
+/// A mode whose sliding pairs are further than this from `y = 0` at a state
+/// (relative to the size of their terms, see [`ModeSystem::drift`]) does not
+/// describe the motion there.
+pub const DRIFT_TOL: f64 = 1e-10;
+
 /// What a guard watches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Guard {
@@ -69,6 +74,8 @@ pub struct ModeSystem {
     y0: DVector<f64>,
     /// Whether `ca..cf` belong to the current assembly.
     derived: bool,
+    /// `x'` at the state being checked.
+    xdot: Vec<f64>,
 }
 
 impl ModeSystem {
@@ -94,6 +101,7 @@ impl ModeSystem {
             cy: DMatrix::zeros(nu, nx),
             y0: DVector::zeros(nu),
             derived: false,
+            xdot: vec![0.0; nx],
         }
     }
 
@@ -240,6 +248,34 @@ impl ModeSystem {
             worst = worst.max(y.abs() / size);
         }
         worst
+    }
+
+    /// Whether the mode describes the motion from `x`: every guard is
+    /// nonnegative (to rounding), a guard at zero does not decrease, and the
+    /// pairs held at `y = 0` through their derivative are at `y = 0`.
+    pub fn consistent(&mut self, x: &[f64]) -> bool {
+        if self.drift(x) > DRIFT_TOL {
+            return false;
+        }
+        crate::linalg::gemv_from(&mut self.xdot, self.b.as_slice(), &self.a, x);
+        for r in 0..self.guards.len() {
+            let (g, scale) = (self.guard(r, x), self.guard_scale(r, x));
+            let tol = 1e-12 * scale + f64::MIN_POSITIVE;
+            if g < -tol {
+                return false;
+            }
+            if g <= tol {
+                let (mut rate, mut size) = (0.0, 0.0f64);
+                for (c, v) in self.xdot.iter().enumerate() {
+                    rate += self.gx[(r, c)] * v;
+                    size += (self.gx[(r, c)] * v).abs();
+                }
+                if rate < -1e-9 * size {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// The size of guard `r`'s terms at `x`, against which rounding is judged.

@@ -8,6 +8,8 @@
 //!   FMU-state replay and serialization, reset, zero-allocation steps
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
 //! - `description`  modelDescription.xml: golden file and structural rules
+//! - `event`        the event-driven scheme: switching times and states against closed
+//!   forms, accumulation, events at communication points, FMU-state replay
 //! - `blocks`       the signal form: lowering against matrix models, feedthrough of
 //!   inputs into block outputs, block parameters checked at initialization
 //! - `mechanics`    mechanical models: parameters checked at initialization,
@@ -33,6 +35,7 @@ mod alloc;
 mod blocks;
 mod call_sequences;
 mod description;
+mod event;
 mod fmus;
 mod importer;
 mod instance;

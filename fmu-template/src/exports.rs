@@ -14,7 +14,7 @@ use lcsfmu::fmi2::snapshot::Snapshot;
 use lcsfmu::fmi2::state::Call;
 use lcsfmu::fmi2::{FmiError, FmiResult, Instance, Severity};
 use lcsfmu::model::Model;
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, CString};
 use std::panic::catch_unwind;
 
 const OK: FmiResult<fmi2Status> = Ok(fmi2Status::fmi2OK);
@@ -101,7 +101,7 @@ pub extern "C" fn fmi2SetDebugLogging(
 #[no_mangle]
 pub extern "C" fn fmi2Instantiate(
     instanceName: fmi2String,
-    fmuType: c_int,
+    fmuType: fmi2Type,
     fmuGUID: fmi2String,
     _fmuResourceLocation: fmi2String,
     functions: *const fmi2CallbackFunctions,
@@ -507,8 +507,8 @@ pub extern "C" fn fmi2CancelStep(c: fmi2Component) -> fmi2Status {
 /// (Boolean) exist; `wanted` is the one kind the calling function answers, if any.
 fn status_query(
     comp: &mut Component,
-    kind: c_int,
-    wanted: Option<c_int>,
+    kind: fmi2StatusKind,
+    wanted: Option<fmi2StatusKind>,
     name: &str,
 ) -> FmiResult<()> {
     comp.instance.check(Call::GetStatus)?;
@@ -521,7 +521,11 @@ fn status_query(
 }
 
 #[no_mangle]
-pub extern "C" fn fmi2GetStatus(c: fmi2Component, s: c_int, _value: *mut c_int) -> fmi2Status {
+pub extern "C" fn fmi2GetStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    _value: *mut fmi2Status,
+) -> fmi2Status {
     enter(c, "fmi2GetStatus", |comp| {
         status_query(comp, s, None, "fmi2GetStatus")?;
         OK
@@ -531,7 +535,7 @@ pub extern "C" fn fmi2GetStatus(c: fmi2Component, s: c_int, _value: *mut c_int) 
 #[no_mangle]
 pub extern "C" fn fmi2GetRealStatus(
     c: fmi2Component,
-    s: c_int,
+    s: fmi2StatusKind,
     value: *mut fmi2Real,
 ) -> fmi2Status {
     enter(c, "fmi2GetRealStatus", |comp| {
@@ -545,7 +549,7 @@ pub extern "C" fn fmi2GetRealStatus(
 #[no_mangle]
 pub extern "C" fn fmi2GetIntegerStatus(
     c: fmi2Component,
-    s: c_int,
+    s: fmi2StatusKind,
     _value: *mut fmi2Integer,
 ) -> fmi2Status {
     enter(c, "fmi2GetIntegerStatus", |comp| {
@@ -557,7 +561,7 @@ pub extern "C" fn fmi2GetIntegerStatus(
 #[no_mangle]
 pub extern "C" fn fmi2GetBooleanStatus(
     c: fmi2Component,
-    s: c_int,
+    s: fmi2StatusKind,
     value: *mut fmi2Boolean,
 ) -> fmi2Status {
     enter(c, "fmi2GetBooleanStatus", |comp| {
@@ -577,7 +581,7 @@ pub extern "C" fn fmi2GetBooleanStatus(
 #[no_mangle]
 pub extern "C" fn fmi2GetStringStatus(
     c: fmi2Component,
-    s: c_int,
+    s: fmi2StatusKind,
     _value: *mut fmi2String,
 ) -> fmi2Status {
     enter(c, "fmi2GetStringStatus", |comp| {

@@ -11,14 +11,14 @@
 
 use crate::ffi::*;
 use lcsfmu::fmi2::{FmiError, FmiResult, Instance, Severity};
-use std::ffi::{c_int, CStr, CString};
+use std::ffi::{CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// What an `fmi2Component` points to.
 pub struct Component {
     pub instance: Instance,
     name: CString,
-    logger: Option<fmi2CallbackLogger>,
+    logger: fmi2CallbackLogger,
     environment: fmi2ComponentEnvironment,
     /// Debug logging (the `logEvents` category) as set by the importer.
     logging_on: bool,
@@ -69,7 +69,7 @@ pub unsafe fn log_with(
         logger(
             f.componentEnvironment,
             name.as_ptr(),
-            status as c_int,
+            status,
             category.as_ptr(),
             escape(message).as_ptr(),
         );
@@ -133,7 +133,7 @@ impl Component {
                 logger(
                     self.environment,
                     self.name.as_ptr(),
-                    status as c_int,
+                    status,
                     category.as_ptr(),
                     text.as_ptr(),
                 )

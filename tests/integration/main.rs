@@ -27,12 +27,17 @@
 //!   parameters, an LCP beyond the pivot budget
 //! - `call_sequences` 10,000 seeded random call sequences (status histogram printed)
 //!
+//! The C interface, without building an FMU:
+//! - `c_header`     cbindgen's C headers of the template, compiled by gcc with the FMI 2.0
+//!   headers of the `fmi-sys` crate; deliberate mistakes that must not compile
+//!
 //! FMPy tests the same binaries from Python (`tests/python`), and compares its
 //! numbers with the `fmi` crate's (`examples/fmi_cosim.rs`).
 
 mod abuse;
 mod alloc;
 mod blocks;
+mod c_header;
 mod call_sequences;
 mod description;
 mod event;

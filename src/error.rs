@@ -17,6 +17,8 @@ pub enum Error {
     Build(String),
     /// A simulation could not be set up or run.
     Simulation(String),
+    /// A plot could not be set up or drawn.
+    Plot(String),
 }
 
 impl fmt::Display for Error {
@@ -24,7 +26,7 @@ impl fmt::Display for Error {
         match self {
             Error::Model(e) => e.fmt(f),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Build(m) | Error::Simulation(m) => f.write_str(m),
+            Error::Build(m) | Error::Simulation(m) | Error::Plot(m) => f.write_str(m),
         }
     }
 }

@@ -50,4 +50,6 @@ pub mod model_description;
 #[cfg(feature = "tool")]
 pub mod pack;
 #[cfg(feature = "tool")]
+pub mod plot;
+#[cfg(feature = "tool")]
 pub mod simulate;

@@ -1,7 +1,9 @@
-//! `lcsfmu simulate MODEL.toml|MODEL.fmu [--stop T] [--step H] [--set NAME=VALUE]... [-o out.csv]`.
+//! `lcsfmu simulate MODEL.toml|MODEL.fmu [--stop T] [--step H] [--set NAME=VALUE]... [-o out.csv]
+//! [--plot out.svg|out.png [--plot-vars a,b]]`.
 
 use crate::error::Error;
 use crate::model::{validate, Model};
+use crate::plot::{self, trajectory};
 use crate::simulate::{self, InputTable, Options};
 use crate::{model_description, pack};
 use std::path::{Path, PathBuf};
@@ -33,9 +35,20 @@ pub struct Args {
     /// semi-explicit); the file's other scheme settings stay.
     #[arg(long = "scheme", value_name = "METHOD")]
     scheme: Option<String>,
-    /// Output CSV file (default: standard output).
+    /// Output CSV file (default: standard output, or none when --plot is given).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Draw the recorded variables against time into an .svg or .png file.
+    #[arg(long, value_name = "FILE.svg|FILE.png")]
+    plot: Option<PathBuf>,
+    /// Variables to draw (comma-separated; default: all, at most 10 per panel).
+    #[arg(
+        long,
+        value_name = "NAME,...",
+        value_delimiter = ',',
+        requires = "plot"
+    )]
+    plot_vars: Option<Vec<String>>,
 }
 
 /// Reads the model compiled into an FMU and checks it against the FMU's GUID.
@@ -73,6 +86,17 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         let guid = model_description::guid(&model);
         (model, guid)
     };
+    // The plot is set up before the run: a wrong file name or variable costs no
+    // simulation and leaves no CSV behind.
+    let plot_setup = match &args.plot {
+        Some(path) => {
+            plot::Format::from_path(path).map_err(Error::Plot)?;
+            let selection =
+                trajectory::select(&model, args.plot_vars.as_deref()).map_err(Error::Plot)?;
+            Some((path, selection, model.name.clone()))
+        }
+        None => None,
+    };
     let inputs = match &args.input {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|source| Error::Io {
@@ -94,16 +118,21 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         inputs,
     };
     let traj = simulate::run(model, &guid, &opts)?;
-    let written = match &args.output {
-        Some(p) => {
+    let written = match (&args.output, &plot_setup) {
+        (Some(p), _) => {
             std::fs::File::create(p).and_then(|f| traj.write_csv(std::io::BufWriter::new(f)))
         }
-        None => traj.write_csv(std::io::stdout().lock()),
+        // Asked for a picture only: thousands of CSV lines on the terminal help no one.
+        (None, Some(_)) => Ok(()),
+        (None, None) => traj.write_csv(std::io::stdout().lock()),
     };
     written.map_err(|source| Error::Io {
         path: args.output.clone().unwrap_or_else(|| "<stdout>".into()),
         source,
     })?;
+    if let Some((path, selection, name)) = &plot_setup {
+        plot::write(&trajectory::figure(name, selection, &traj), path)?;
+    }
     if let Some(why) = traj.failure {
         eprintln!("error: the simulation stopped early: {why}");
         return Ok(ExitCode::FAILURE);

@@ -14,6 +14,8 @@
 //!   inputs into block outputs, block parameters checked at initialization
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
+//! - `plot`         `simulate --plot`: SVG and PNG read back (series, legend, titles),
+//!   `--plot-vars`, the cap per panel, an FMU plotted like its model file
 //!
 //! The built FMU binaries, through a second importer (the `fmi` crate):
 //! - `fmus`           builds every model once per process into `target/conformance/`,
@@ -50,6 +52,7 @@ mod mechanics;
 mod model_errors;
 mod models;
 mod numeric;
+mod plot;
 
 use lcsfmu::model::{validate, Model};
 use lcsfmu::simulate::{self, Options, Trajectory};

@@ -42,6 +42,8 @@ pub mod scheme;
 #[cfg(feature = "tool")]
 pub mod cli;
 #[cfg(feature = "tool")]
+pub mod compare;
+#[cfg(feature = "tool")]
 pub mod error;
 #[cfg(feature = "tool")]
 pub mod export;

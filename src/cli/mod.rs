@@ -3,6 +3,7 @@
 
 mod build;
 mod check;
+mod compare;
 mod simulate;
 
 use clap::{Parser, Subcommand};
@@ -27,6 +28,8 @@ enum Command {
     Simulate(simulate::Args),
     /// Validate a model file and print its complementarity structure.
     Check(check::Args),
+    /// Time-stepping against event-driven integration: steps, work, errors.
+    Compare(compare::Args),
 }
 
 /// Parses a `NAME=VALUE` argument.
@@ -60,6 +63,7 @@ pub fn main() -> ExitCode {
         Command::Build(a) => build::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Check(a) => check::run(a),
+        Command::Compare(a) => compare::run(a),
     };
     match result {
         Ok(code) => code,

@@ -333,6 +333,17 @@ pub struct Model {
     /// Requirements on the parameters, checked at initialization.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+    /// Known values for `lcsfmu compare` (not compiled into FMUs).
+    #[serde(skip)]
+    pub reference: Option<Reference>,
+}
+
+/// Values a model file gives for some variables at sample times.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Reference {
+    pub time: Vec<f64>,
+    /// `(variable name, values at the times)`.
+    pub values: Vec<(String, Vec<f64>)>,
 }
 
 impl Model {

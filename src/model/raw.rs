@@ -43,6 +43,10 @@ pub struct RawModel {
     pub mechanics: Option<RawMechanics>,
     #[serde(default)]
     pub blocks: Vec<RawBlock>,
+    /// Known values at sample times (`time = [...]`, `<variable> = [...]`),
+    /// against which `lcsfmu compare` measures errors.
+    #[serde(default)]
+    pub reference: Option<std::collections::BTreeMap<String, Vec<f64>>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -13,7 +13,7 @@ use super::expr::{self, Expr, Node};
 use super::raw::{self, RawModel, Value};
 use super::{
     EventSettings, Experiment, ExprMatrix, Integrator, Method, Model, Output, Pair, Parameter,
-    Scheme, System, Variable,
+    Reference, Scheme, System, Variable,
 };
 use std::collections::HashMap;
 use std::fmt;
@@ -121,6 +121,10 @@ pub(super) struct Names {
 }
 
 impl Names {
+    pub(super) fn contains(&self, name: &str) -> bool {
+        self.seen.contains_key(name)
+    }
+
     pub(super) fn declare(&mut self, v: &Validator, field: String, name: &str) -> Res<()> {
         let field = format!("{field}.name");
         self.declare_at(v, field, name)
@@ -289,6 +293,7 @@ impl Validator<'_> {
                 );
             }
         }
+        let reference = self.reference(raw.reference.take(), &experiment, &names)?;
         Ok(Model {
             name: raw.model.name,
             description: raw.model.description,
@@ -303,6 +308,7 @@ impl Validator<'_> {
             experiment,
             blocks,
             conditions,
+            reference,
         })
     }
 
@@ -769,6 +775,48 @@ impl Validator<'_> {
             max_step,
             event,
         })
+    }
+
+    /// `[reference]`: increasing finite times inside the experiment, and for
+    /// each declared variable as many finite values.
+    fn reference(
+        &self,
+        table: Option<std::collections::BTreeMap<String, Vec<f64>>>,
+        e: &Experiment,
+        names: &Names,
+    ) -> Res<Option<Reference>> {
+        let Some(mut table) = table else {
+            return Ok(None);
+        };
+        let Some(time) = table.remove("time") else {
+            return self.fail("reference.time", "missing: the sample times");
+        };
+        let ordered = time.windows(2).all(|w| w[0] < w[1]);
+        let inside = time.iter().all(|t| *t >= e.start && *t <= e.stop);
+        if time.is_empty() || !ordered || !inside {
+            return self.fail(
+                "reference.time",
+                format!(
+                    "needs increasing times within the experiment [{}, {}]",
+                    e.start, e.stop
+                ),
+            );
+        }
+        let mut values = Vec::new();
+        for (name, column) in table {
+            let field = format!("reference.{name}");
+            if !names.contains(&name) {
+                return self.fail(field, format!("'{name}' is not a variable of the model"));
+            }
+            if column.len() != time.len() || column.iter().any(|v| !v.is_finite()) {
+                return self.fail(
+                    field,
+                    format!("needs {} finite values, one per time", time.len()),
+                );
+            }
+            values.push((name, column));
+        }
+        Ok(Some(Reference { time, values }))
     }
 
     fn event_settings(&self, s: &raw::RawScheme) -> Res<EventSettings> {

@@ -111,7 +111,7 @@ pub fn compare(model: &Model, opts: &Options) -> Result<Comparison, Error> {
         None => {
             let finest = opts.steps.iter().copied().fold(e.step, f64::min) / 10.0;
             let states: Vec<u32> = state_vrs(model);
-            let (times, rows, _) = run_theta(model, finest, stop)?;
+            let ((times, rows), _) = run_theta(model, finest, stop)?;
             let grid = grid(e.start, stop, e.step);
             let columns = states
                 .iter()
@@ -140,7 +140,7 @@ pub fn compare(model: &Model, opts: &Options) -> Result<Comparison, Error> {
     let mut runs = Vec::new();
     for &h in &opts.steps {
         let started = Instant::now();
-        let (times, rows, n) = run_theta(model, h, stop)?;
+        let ((times, rows), n) = run_theta(model, h, stop)?;
         let seconds = started.elapsed().as_secs_f64();
         runs.push(measure(model, &known, times, rows, seconds, |r| {
             r.scheme = "theta";
@@ -161,7 +161,7 @@ pub fn compare(model: &Model, opts: &Options) -> Result<Comparison, Error> {
         points.sort_by(f64::total_cmp);
         points.dedup_by(|a, b| (*a - *b).abs() <= 1e-12 * b.abs().max(1.0));
         let started = Instant::now();
-        let (times, rows, inst) = run_points(&m, &points)?;
+        let ((times, rows), inst) = run_points(&m, &points)?;
         let seconds = started.elapsed().as_secs_f64();
         let report = inst.run_report().unwrap_or_default();
         runs.push(measure(model, &known, times, rows, seconds, |r| {
@@ -261,9 +261,12 @@ fn grid(start: f64, stop: f64, step: f64) -> Vec<f64> {
     out
 }
 
+/// Every variable at every communication point of a run.
+type Recording = (Vec<f64>, Vec<Vec<f64>>);
+
 /// Runs `model` through the communication `points` (the first is the start),
-/// recording every variable.
-fn run_points(model: &Model, points: &[f64]) -> Result<(Vec<f64>, Vec<Vec<f64>>, Instance), Error> {
+/// recording every variable; the instance is returned for its report.
+fn run_points(model: &Model, points: &[f64]) -> Result<(Recording, Instance), Error> {
     let sim = |e: crate::fmi2::FmiError| Error::Simulation(e.message);
     let n = variables::variables(model).len() as u32;
     let all: Vec<u32> = (0..n).collect();
@@ -282,19 +285,18 @@ fn run_points(model: &Model, points: &[f64]) -> Result<(Vec<f64>, Vec<Vec<f64>>,
         times.push(w[1]);
         rows.push(row.clone());
     }
-    Ok((times, rows, inst))
+    Ok(((times, rows), inst))
 }
 
 /// Time-stepping with communication step `h` up to `stop`; returns the
 /// recording and the number of steps.
-fn run_theta(model: &Model, h: f64, stop: f64) -> Result<(Vec<f64>, Vec<Vec<f64>>, usize), Error> {
+fn run_theta(model: &Model, h: f64, stop: f64) -> Result<(Recording, usize), Error> {
     let mut m = model.clone();
     m.scheme.method = Method::Theta;
     m.scheme.max_step = None;
     let points = grid(model.experiment.start, stop, h);
-    let (times, rows, _) = run_points(&m, &points)?;
-    let n = points.len() - 1;
-    Ok((times, rows, n))
+    let (recording, _) = run_points(&m, &points)?;
+    Ok((recording, points.len() - 1))
 }
 
 /// Column `k` of a recording at time `t`, linear between recorded points.

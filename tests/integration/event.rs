@@ -264,3 +264,26 @@ fn event_driven_steps_allocate_nothing() {
         );
     }
 }
+
+#[test]
+fn a_communication_step_ends_inside_rejected_runge_kutta_steps() {
+    // A restored state proposing a first step of 4 (far too long for rtol
+    // 1e-10): the step clipped to the communication point 0.5 is rejected
+    // and shrunk until it passes; the step still ends exactly at 0.5 with the
+    // accuracy asked for.
+    let mut i = initialized(event_model("rlc_diode", 1e-10, 1e-12));
+    let mut s = i.snapshot();
+    s.cached_step = 4.0;
+    i.restore(&s).unwrap();
+    i.do_step(0.0, 0.5).unwrap();
+    let r = i.step_report().unwrap();
+    assert!(r.rejected >= 1, "{r:?}");
+    assert_eq!(i.time(), 0.5);
+    let w = 3f64.sqrt() / 2.0;
+    let il = (-0.25f64).exp() * ((0.5 * w).cos() + (0.5 * w).sin() / (2.0 * w));
+    assert!(
+        (get(&mut i, "i_L") - il).abs() <= 1e-9,
+        "{}",
+        get(&mut i, "i_L") - il
+    );
+}

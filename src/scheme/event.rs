@@ -26,10 +26,10 @@
 use super::mode::{Guard, ModeSystem, SingularMode, DRIFT_TOL};
 use super::rk::{brent, error_norm, hermite, next_step, Stages};
 use super::{tidy, StepError, ThetaStepper};
-use crate::lcp::{self, Bound};
+use crate::lcp::{self, Bound, Problem, Solver};
 use crate::lcs::Lcs;
 use crate::model::EventSettings;
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, DVector};
 
 /// Step of the mode-selection LCP: far below any step the integrator takes,
 /// far above the time to which events are located.
@@ -83,8 +83,11 @@ pub struct EventStepper {
     /// The mode at the start of the step, and before the last event.
     previous: Vec<Bound>,
     previous_event_mode: Vec<Bound>,
-    /// The LCP of a step of `SELECT_STEP`, cached at that size.
-    select: ThetaStepper,
+    /// The mode-selection LCP (see `ModeSystem::selection`) and its solver.
+    select: Problem,
+    select_solver: Solver,
+    select_u: Vec<f64>,
+    select_y: Vec<f64>,
     /// Time-stepping for what events cannot do.
     fallback: ThetaStepper,
     stages: Stages,
@@ -112,7 +115,23 @@ impl EventStepper {
             active: vec![Bound::Free; nu],
             previous: vec![Bound::Free; nu],
             previous_event_mode: vec![Bound::Free; nu],
-            select: ThetaStepper::new(nx, nu, nw, 1.0),
+            select: Problem::boxed(
+                DMatrix::zeros(nu, nu),
+                DVector::zeros(nu),
+                DVector::zeros(nu),
+                DVector::zeros(nu),
+            ),
+            // A tight acceptance: what decides a mode here are changes of the
+            // order of the selection step, next to entries of any size.
+            select_solver: Solver::new(
+                nu,
+                lcp::Settings {
+                    tol: 1e-13,
+                    ..lcp::Settings::default()
+                },
+            ),
+            select_u: vec![0.0; nu],
+            select_y: vec![0.0; nu],
             fallback: ThetaStepper::new(nx, nu, nw, theta),
             stages: Stages::new(nx),
             x: vec![0.0; nx],
@@ -132,7 +151,6 @@ impl EventStepper {
 
     pub fn invalidate(&mut self) {
         self.mode.invalidate();
-        self.select.invalidate();
         self.fallback.invalidate();
     }
 
@@ -141,7 +159,7 @@ impl EventStepper {
     }
 
     pub fn reset_active_set(&mut self) {
-        self.select.reset_active_set();
+        self.select_solver.reset_active_set();
         self.fallback.reset_active_set();
         self.active.fill(Bound::Free);
         self.h_next = f64::NAN;
@@ -177,10 +195,20 @@ impl EventStepper {
     /// Selects and builds the mode at the state `self.x` with inputs `w`;
     /// false when that mode is not an ODE (its free pairs' equations are singular).
     fn select_mode(&mut self, lcs: &Lcs, w: &[f64]) -> Result<bool, StepError> {
-        self.select.set_warm_start(&self.active);
-        self.select.step(lcs, &self.x, w, SELECT_STEP)?;
+        self.mode
+            .selection(lcs, &self.x, w, SELECT_STEP, &mut self.select);
+        // The matrix is the same at every event of an assembly, but cheap to
+        // factor next to an event; the warm start is the old mode.
+        self.select_solver.matrix_changed();
+        self.select_solver.set_active_set(&self.active);
+        let info = self
+            .select_solver
+            .solve(&self.select, &mut self.select_u, &mut self.select_y);
         self.report.lcp_solves += 1;
-        self.active.copy_from_slice(self.select.active_set());
+        if info.status != lcp::Status::Solved {
+            return Err(StepError::Lcp(info));
+        }
+        self.active.copy_from_slice(self.select_solver.active_set());
         self.remember_mode();
         match self.mode.build(lcs, &self.active, w) {
             Ok(()) => Ok(true),
@@ -235,13 +263,15 @@ impl EventStepper {
         // The mode of the last step goes on unless it no longer describes the
         // motion (new inputs, or the end of a fallback): then the LCP decides.
         self.previous.copy_from_slice(&self.active);
-        let kept = self.mode.build(lcs, &self.active, w).is_ok() && self.mode.consistent(&self.x);
+        let kept = self.mode.build(lcs, &self.active, w).is_ok()
+            && self.mode.consistent(&self.x, settings.atol);
         let mut finish_by_stepping = !kept && !self.enter_mode(lcs, w, &mut t, big_h)?;
         if self.active != self.previous {
             // A switch exactly at the communication point.
             self.report.events += 1;
         }
         if !finish_by_stepping {
+            self.mode.project(&mut self.x, settings.atol);
             self.mode.rhs(&self.x, &mut self.f0);
             self.report.rhs += 1;
             if !(h > 0.0 && h.is_finite()) {
@@ -324,7 +354,7 @@ impl EventStepper {
                     // the mode-selection LCP decides.
                     self.flip(guard);
                     let follows = self.mode.build(lcs, &self.active, w).is_ok()
-                        && self.mode.consistent(&self.x);
+                        && self.mode.consistent(&self.x, settings.atol);
                     if follows {
                         self.remember_mode();
                     } else {
@@ -334,6 +364,7 @@ impl EventStepper {
                             break;
                         }
                     }
+                    self.mode.project(&mut self.x, settings.atol);
                     self.mode.rhs(&self.x, &mut self.f0);
                     self.report.rhs += 1;
                 }
@@ -403,7 +434,11 @@ impl EventStepper {
             if attempt == 1 || big_h - *t <= SELECT_STEP {
                 break;
             }
-            self.x.copy_from_slice(&self.select.x_next);
+            // One explicit step of the selection's length with its multipliers.
+            lcs_rate(lcs, &self.x, &self.select_u, w, &mut self.xe);
+            for (x, v) in self.x.iter_mut().zip(&self.xe) {
+                *x += SELECT_STEP * v;
+            }
             *t += SELECT_STEP;
             self.report.steps += 1;
         }
@@ -417,7 +452,7 @@ impl EventStepper {
         let mut earliest: Option<(f64, Guard)> = None;
         for r in 0..self.mode.guards.len() {
             let (ga, gb) = (self.mode.guard(r, &self.x), self.mode.guard(r, &self.x1));
-            if gb >= -self.guard_tolerance(r) {
+            if gb >= -self.mode.guard_tolerance(r, &self.x1, self.settings.atol) {
                 continue;
             }
             let s = if ga <= 0.0 {
@@ -436,12 +471,6 @@ impl EventStepper {
             }
         }
         earliest
-    }
-
-    /// How negative guard `r` may be at the end of a step before it counts:
-    /// rounding in a guard that stays at 0 along a mode must not be an event.
-    fn guard_tolerance(&self, r: usize) -> f64 {
-        1e-12 * self.mode.guard_scale(r, &self.x1) + f64::MIN_POSITIVE
     }
 
     /// A first step from the size of the state and of its derivative.
@@ -469,4 +498,11 @@ fn solved() -> lcp::Info {
         residual: 0.0,
         iterations: 0,
     }
+}
+
+/// `out = A x + B u + E w + f`.
+fn lcs_rate(lcs: &Lcs, x: &[f64], u: &[f64], w: &[f64], out: &mut [f64]) {
+    crate::linalg::gemv_from(out, lcs.f.as_slice(), &lcs.a, x);
+    crate::linalg::gemv_acc(out, &lcs.b, u);
+    crate::linalg::gemv_acc(out, &lcs.e, w);
 }

@@ -17,7 +17,7 @@
 // Index loops over rows and columns of several matrices read more plainly here.
 #![allow(clippy::needless_range_loop)]
 
-use crate::lcp::Bound;
+use crate::lcp::{Bound, Problem};
 use crate::lcs::Lcs;
 use crate::linalg::{gemv_acc, Lu};
 use nalgebra::{DMatrix, DVector};
@@ -69,6 +69,10 @@ pub struct ModeSystem {
     lu: Lu,
     rhs: Vec<f64>,
     sol: Vec<f64>,
+    /// `0, 1, ...`: the leading block for `Lu::factor_block`.
+    seq: Vec<usize>,
+    /// The constraints a projection keeps.
+    rows: Vec<usize>,
     /// `C + D G` and `D k + F w + g`: the y of every pair as a function of x.
     cy: DMatrix<f64>,
     y0: DVector<f64>,
@@ -98,6 +102,8 @@ impl ModeSystem {
             lu: Lu::new(nu),
             rhs: vec![0.0; nu],
             sol: vec![0.0; nu],
+            seq: (0..nu).collect(),
+            rows: vec![0; nu],
             cy: DMatrix::zeros(nu, nx),
             y0: DVector::zeros(nu),
             derived: false,
@@ -110,9 +116,8 @@ impl ModeSystem {
         self.derived = false;
     }
 
-    /// Builds the mode `active` for inputs `w`.
-    pub fn build(&mut self, lcs: &Lcs, active: &[Bound], w: &[f64]) -> Result<(), SingularMode> {
-        let (nx, nu) = (lcs.a.nrows(), lcs.lo.len());
+    /// `C A`, `C B`, `C E`, `C f` for the current assembly.
+    fn derive(&mut self, lcs: &Lcs) {
         if !self.derived {
             self.ca.gemm(1.0, &lcs.c, &lcs.a, 0.0);
             self.cb.gemm(1.0, &lcs.c, &lcs.b, 0.0);
@@ -120,6 +125,48 @@ impl ModeSystem {
             self.cf.gemv(1.0, &lcs.c, &lcs.f, 0.0);
             self.derived = true;
         }
+    }
+
+    /// The mode-selection LCP at `x`: the step LCP of a step of size `delta`
+    /// to first order, `M = D + delta C B`, `q = y(x) + delta C x'_0`, with the
+    /// rows whose `D` is zero (relative degree one) divided by `delta`:
+    /// `M = C B`, `q = y(x) / delta + C x'_0`, where `x'_0 = A x + E w + f`.
+    /// Scaling a row does not change the solutions, but it keeps these rows,
+    /// which are of the order of `delta` before it, above the solver's
+    /// acceptance tolerance, which scales with the largest entries (a
+    /// friction force of 9810 N against a velocity change of 1e-6).
+    pub fn selection(&mut self, lcs: &Lcs, x: &[f64], w: &[f64], delta: f64, p: &mut Problem) {
+        self.derive(lcs);
+        let nu = lcs.lo.len();
+        for i in 0..nu {
+            let mut pos = lcs.g[i] + dot_row(&lcs.fw, i, w);
+            let mut rate = self.cf[i] + dot_row(&self.ce, i, w);
+            for (c, xc) in x.iter().enumerate() {
+                pos += lcs.c[(i, c)] * xc;
+                rate += self.ca[(i, c)] * xc;
+            }
+            let relative_degree_one = (0..nu).all(|j| lcs.d[(i, j)] == 0.0);
+            for j in 0..nu {
+                p.m[(i, j)] = if relative_degree_one {
+                    self.cb[(i, j)]
+                } else {
+                    lcs.d[(i, j)] + delta * self.cb[(i, j)]
+                };
+            }
+            p.q[i] = if relative_degree_one {
+                pos / delta + rate
+            } else {
+                pos + delta * rate
+            };
+            p.lo[i] = lcs.lo[i];
+            p.hi[i] = lcs.hi[i];
+        }
+    }
+
+    /// Builds the mode `active` for inputs `w`.
+    pub fn build(&mut self, lcs: &Lcs, active: &[Bound], w: &[f64]) -> Result<(), SingularMode> {
+        let (nx, nu) = (lcs.a.nrows(), lcs.lo.len());
+        self.derive(lcs);
         // Pinned pairs are their bounds; u starts as those (free entries 0).
         self.free.clear();
         self.derivative.clear();
@@ -253,14 +300,13 @@ impl ModeSystem {
     /// Whether the mode describes the motion from `x`: every guard is
     /// nonnegative (to rounding), a guard at zero does not decrease, and the
     /// pairs held at `y = 0` through their derivative are at `y = 0`.
-    pub fn consistent(&mut self, x: &[f64]) -> bool {
+    pub fn consistent(&mut self, x: &[f64], atol: f64) -> bool {
         if self.drift(x) > DRIFT_TOL {
             return false;
         }
         crate::linalg::gemv_from(&mut self.xdot, self.b.as_slice(), &self.a, x);
         for r in 0..self.guards.len() {
-            let (g, scale) = (self.guard(r, x), self.guard_scale(r, x));
-            let tol = 1e-12 * scale + f64::MIN_POSITIVE;
+            let (g, tol) = (self.guard(r, x), self.guard_tolerance(r, x, atol));
             if g < -tol {
                 return false;
             }
@@ -278,13 +324,90 @@ impl ModeSystem {
         true
     }
 
-    /// The size of guard `r`'s terms at `x`, against which rounding is judged.
-    pub fn guard_scale(&self, r: usize, x: &[f64]) -> f64 {
-        let mut s = self.g0[r].abs();
+    /// How negative guard `r` may be at `x` and still count as zero: its
+    /// rounding, and what the integrator's absolute tolerance `atol` on the
+    /// state allows it (a stop located a hair late leaves v at -5e-12).
+    pub fn guard_tolerance(&self, r: usize, x: &[f64], atol: f64) -> f64 {
+        let (mut size, mut reach) = (self.g0[r].abs(), 0.0);
         for (c, xc) in x.iter().enumerate() {
-            s += (self.gx[(r, c)] * xc).abs();
+            size += (self.gx[(r, c)] * xc).abs();
+            reach += self.gx[(r, c)].abs();
         }
-        s
+        1e-12 * size + atol * reach + f64::MIN_POSITIVE
+    }
+
+    /// Moves `x` by the least amount that puts the constraints the mode holds
+    /// at zero exactly there: the `y` of each free pair held through its
+    /// derivative, and of each pinned pair whose `y` is zero to within `atol`
+    /// and stays so in this mode (a stuck mass's `v`). Their values are
+    /// rounding or the width of a located event, which the derivative would
+    /// otherwise keep for ever (a stuck mass creeping at 5e-12 m/s, a sliding
+    /// relay off its surface, an integrator 5e-14 past its limit). Dependent
+    /// constraints (the two sides of a stuck friction contact) count once.
+    pub fn project(&mut self, x: &mut [f64], atol: f64) {
+        let nu = self.y0.len();
+        crate::linalg::gemv_from(&mut self.xdot, self.b.as_slice(), &self.a, x);
+        let mut chosen = 0;
+        for i in 0..nu {
+            let held = if self.derivative.contains(&i) {
+                true
+            } else if self.free.contains(&i) {
+                false
+            } else {
+                let (mut y, mut rate, mut size, mut reach) = (self.y0[i], 0.0, 0.0f64, 0.0);
+                for (c, xc) in x.iter().enumerate() {
+                    y += self.cy[(i, c)] * xc;
+                    rate += self.cy[(i, c)] * self.xdot[c];
+                    size += (self.cy[(i, c)] * self.xdot[c]).abs();
+                    reach += self.cy[(i, c)].abs();
+                }
+                reach > 0.0 && y.abs() <= atol * reach && rate.abs() <= 1e-12 * size.max(1.0)
+            };
+            if !held {
+                continue;
+            }
+            self.rows[chosen] = i;
+            self.gram(chosen + 1, x.len());
+            if self.lu.factor_block(&self.k, &self.seq[..chosen + 1]) {
+                chosen += 1;
+            }
+        }
+        if chosen == 0 {
+            return;
+        }
+        self.gram(chosen, x.len());
+        if !self.lu.factor_block(&self.k, &self.seq[..chosen]) {
+            return;
+        }
+        for a in 0..chosen {
+            let i = self.rows[a];
+            let mut r = self.y0[i];
+            for (c, xc) in x.iter().enumerate() {
+                r += self.cy[(i, c)] * xc;
+            }
+            self.sol[a] = r;
+        }
+        self.lu.solve(&mut self.sol[..chosen]);
+        for a in 0..chosen {
+            let i = self.rows[a];
+            for (c, xc) in x.iter_mut().enumerate() {
+                *xc -= self.cy[(i, c)] * self.sol[a];
+            }
+        }
+    }
+
+    /// The Gram matrix of the first `n` chosen constraint rows, into `k`.
+    fn gram(&mut self, n: usize, nx: usize) {
+        for a in 0..n {
+            for b in 0..n {
+                let (i, j) = (self.rows[a], self.rows[b]);
+                let mut g = 0.0;
+                for c in 0..nx {
+                    g += self.cy[(i, c)] * self.cy[(j, c)];
+                }
+                self.k[(a, b)] = g;
+            }
+        }
     }
 
     /// Guard `r` at state `x` (nonnegative while the mode holds).

@@ -9,7 +9,7 @@ atol 1e-12): "tight".
 Contents
   test_validate_fmu                               fmpy.validation finds no problem
   test_default_experiment_runs_to_the_end         simulate_fmu(CoSimulation) to the stop, finite
-  test_rlc_against_closed_form                    x(1), x(2), x(5): 1e-5 default, 1e-8 tight
+  test_rlc_against_closed_form                    x(1), x(2), x(5) (steps of 0.5): 1e-5 / 1e-8 tight
   test_rlc_diode_blocks_after_the_exact_switch    u_D = 0 before t_s = 1.2091996, > 0 after
   test_saturated_integrator_with_held_sine        y in [L, U], clamp recursion, stop operator O(h)
   test_friction_stops_at_the_exact_time           v exactly 0 from the first point after 1.019368
@@ -34,7 +34,7 @@ from fmpy.fmi2 import fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
 from fmpy.logging import addLoggerProxy
 from fmpy.validation import validate_fmu
 
-from conftest import (MODELS_DIR, ZERO, assert_close, bits, comm_times, cosim, read_csv,
+from conftest import (MODELS_DIR, assert_close, bits, comm_times, cosim, read_csv,
                       sampled_input, write_input_csv, zero_from)
 from test_reference_values import RLC_EXACT, T_SWITCH, stop_operator_sin
 
@@ -125,20 +125,22 @@ def rlc_exact(t):
 
 @pytest.mark.parametrize("build, tol", [("rlc_diode", 1e-5), ("rlc_tight", 1e-8)])
 def test_rlc_against_closed_form(ed, build, tol):
-    r = run_default(ed[build])
+    # communication steps of 0.5 (not the default 1e-3, whose clipping alone keeps the
+    # Runge-Kutta error near 1e-11): the step-size control sets the error.
+    # Measured max error at t = 1, 2, 5: 7.6e-7 (default tolerances), 8.0e-11 (tight).
+    r = cosim(ed[build], output_interval=0.5)
     for t, table in RLC_EXACT.items():
         assert_close(rlc_exact(t), table, 1e-8, f"closed form vs validation.md at {t}")
-        k = int(round(t / 1e-3))
+        k = int(round(t / 0.5))
         assert r["time"][k] == t
         assert_close([r["i_L"][k], r["q_C"][k]], rlc_exact(t), tol, f"x({t})")
-    # measured: 4.9e-9 (default tolerances), 2e-12 (tight)
 
 
 def test_rlc_diode_blocks_after_the_exact_switch(ed):
     # the switch is located, not stepped over: conducting at every point before t_s
     r = run_default(ed["rlc_tight"])
     t, u = r["time"], r["u_D"]
-    assert np.all(u[t < T_SWITCH] == 0.0) and np.all(u[t > T_SWITCH + 1e-6] > 0.0)
+    assert np.all(u[t < T_SWITCH] == 0.0) and np.all(u[t > T_SWITCH] > 0.0)
 
 
 def test_saturated_integrator_with_held_sine(ed):
@@ -200,9 +202,8 @@ def test_spiral_exact_until_one_then_origin(ed):
 
 def test_spiral_accumulation_warning(ed):
     _, log = captured(ed["sign_spiral"])
-    warnings = [m for m in log if m[0] != 0]
-    assert len(warnings) == 1, warnings
-    status, category, text = warnings[0]
+    assert len(log) == 1, log[:3]  # the warning only: no counts lines without debug logging
+    status, category, text = log[0]
     assert (status, category) == (1, "logStatusWarning")  # fmi2Warning
     prefix = "fmi2DoStep: events accumulate at t = "
     assert text.startswith(prefix), text
@@ -230,7 +231,7 @@ def counts(fmu, h=None):
 
 @pytest.mark.parametrize("model", MODELS + ["rlc_tight"])
 def test_debug_log_counts(ed, model):
-    _, c = counts(ed[model])
+    _, c = counts(ed[model], h=0.5 if model == "rlc_tight" else None)
     steps, rejected, rhs, events, lcp = c.T
     assert np.all(steps >= 1) and np.all(rejected >= 0) and np.all(lcp >= 0)
     # Bogacki-Shampine: 3 new evaluations per tried step (FSAL), one to start each
@@ -239,7 +240,7 @@ def test_debug_log_counts(ed, model):
     assert np.all(3 * tried <= rhs) and np.all(rhs <= 3 * tried + 1 + events)
     assert np.all(events <= 101)  # max_events_per_step, then time-stepping
     total = c.sum(axis=0)
-    if model == "rlc_tight":  # one switch on [0, 5]; measured 5,000+ steps (clipped at 1e-3)
+    if model == "rlc_tight":  # one switch on [0, 5]; measured 2,896 steps, 8,699 evaluations
         assert total[3] == 1 and total[0] >= len(c)
     if model == "relay_feedback":  # reaches the surface once, then slides: a mode, one event
         assert total[3] == 1

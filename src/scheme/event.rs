@@ -7,14 +7,16 @@
 //! the earliest one is located on the step's cubic Hermite interpolant with
 //! Brent's method, the state is moved there, and the next mode is selected.
 //!
-//! Mode selection solves the time-stepping LCP of a step of size
-//! [`SELECT_STEP`] at the event state (backward Euler, warm-started from the
-//! old mode) and takes its active set. For rows whose `D` is nonsingular this
-//! is the `h -> 0` problem `M = D`; for rows of relative degree one (`D = 0`)
-//! their `y` is about zero at the event and the tiny step makes `q` the
-//! derivative `C (A x + B u + ...)`, so the choice is the LCP on `C B` that
-//! decides crossing, sliding (a free pair keeping `y = 0`, as the relay's
-//! sliding mode) or sticking. One formulation thus covers both cases.
+//! The next mode is first the one the fired guard suggests (its pair moves
+//! to the other side), kept when it describes the motion (see
+//! `ModeSystem::consistent`). Otherwise a *selection LCP* decides, warm-started
+//! from the old mode: the step LCP of a step of [`SELECT_STEP`] to first order,
+//! which is the `h -> 0` problem `M = D` on rows whose `D` is not zero, and, on
+//! rows of relative degree one (`D = 0`, `y` about zero at the event), divided
+//! by the step, the LCP on the derivatives with `C B` that decides crossing,
+//! sliding (a free pair keeping `y = 0`, as the relay's sliding mode) or
+//! sticking (see `ModeSystem::selection`). Entering a mode projects the state
+//! onto the constraints it holds (`ModeSystem::project`).
 //!
 //! Events that accumulate (more than `max_events_per_step` in one
 //! communication step, or two closer than [`EVENT_FLOOR`]), or a mode that is
@@ -31,8 +33,8 @@ use crate::lcs::Lcs;
 use crate::model::EventSettings;
 use nalgebra::{DMatrix, DVector};
 
-/// Step of the mode-selection LCP: far below any step the integrator takes,
-/// far above the time to which events are located.
+/// Step of the selection LCP: far below any step the integrator takes, far
+/// above the time to which events are located.
 pub const SELECT_STEP: f64 = 1e-8;
 
 /// Two events closer than this (relative to the communication step, at

@@ -376,6 +376,13 @@ impl EventStepper {
         if finish_by_stepping && shrinking >= 3 {
             self.report.accumulation.get_or_insert(t);
         }
+        if finish_by_stepping && big_h - t <= 1e-12 * big_h.max(1.0) {
+            // Nothing left to step over: the state stands, with the
+            // multipliers of the last selection.
+            self.x_next.copy_from_slice(&self.x);
+            self.u_next.copy_from_slice(&self.select_u);
+            return Ok(solved());
+        }
         if finish_by_stepping {
             let info = self.fallback.step(lcs, &self.x, w, big_h - t)?;
             self.report.lcp_solves += 1;

@@ -122,6 +122,17 @@ impl Trajectory {
 
 /// Runs `model` and records every communication point.
 pub fn run(model: Model, guid: &str, opts: &Options) -> Result<Trajectory, Error> {
+    run_with_progress(model, guid, opts, &mut |_| {})
+}
+
+/// [`run`], telling `progress` the fraction of the run done after every
+/// communication step (for progress bars; the numbers are the same).
+pub fn run_with_progress(
+    model: Model,
+    guid: &str,
+    opts: &Options,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Trajectory, Error> {
     let e = model.experiment;
     let (start, stop, step) = (
         opts.start.unwrap_or(e.start),
@@ -237,6 +248,7 @@ pub fn run(model: Model, guid: &str, opts: &Options) -> Result<Trajectory, Error
         }
         time = next;
         record(&mut inst, &mut rows)?;
+        progress((time - start) / (stop - start));
     }
     Ok(Trajectory {
         header,

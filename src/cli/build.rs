@@ -37,7 +37,18 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     }
     env.verbose = args.verbose;
     let many = args.models.len() > 1;
+    let bar = many
+        .then(|| {
+            super::progress::bar(
+                args.models.len() as u64,
+                "{elapsed_precise} [{bar:40}] {pos}/{len} FMUs built {msg}",
+            )
+        })
+        .flatten();
     for path in &args.models {
+        if let Some(b) = &bar {
+            b.set_message(path.display().to_string());
+        }
         let model = validate::load_with(path, &args.defines, args.scheme.as_deref())?;
         let file = PathBuf::from(format!("{}.fmu", model.name));
         let out = match &args.output {
@@ -47,11 +58,22 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         };
         let started = Instant::now();
         let written = export::build(&model, path, &out, &env)?;
-        println!(
+        let line = format!(
             "{} ({:.1} s)",
             written.display(),
             started.elapsed().as_secs_f64()
         );
+        match &bar {
+            // Printed above the bar, so the list of FMUs stays on the screen.
+            Some(b) => {
+                b.suspend(|| println!("{line}"));
+                b.inc(1);
+            }
+            None => println!("{line}"),
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@
 mod build;
 mod check;
 mod compare;
+mod progress;
 mod simulate;
 
 use clap::{Parser, Subcommand};

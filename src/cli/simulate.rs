@@ -117,7 +117,16 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         sets: args.sets,
         inputs,
     };
-    let traj = simulate::run(model, &guid, &opts)?;
+    // Thousandths of the run; a short run finishes before the bar is drawn.
+    let bar = super::progress::bar(1000, "{elapsed_precise} [{bar:40}] {percent}% simulated");
+    let traj = simulate::run_with_progress(model, &guid, &opts, &mut |done| {
+        if let Some(b) = &bar {
+            b.set_position((done * 1000.0) as u64);
+        }
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let written = match (&args.output, &plot_setup) {
         (Some(p), _) => {
             std::fs::File::create(p).and_then(|f| traj.write_csv(std::io::BufWriter::new(f)))

@@ -287,7 +287,7 @@ impl Instance {
                     ),
                 });
             }
-            if let Some(event) = self.stepper.report() {
+            if let Some(event) = self.stepper.event() {
                 let mut r = event.report;
                 r.accumulation = r.accumulation.map(|local| self.time + local);
                 self.last_report.add(&r);
@@ -302,12 +302,12 @@ impl Instance {
 
     /// What the event-driven scheme did in the last step (None for the other schemes).
     pub fn step_report(&self) -> Option<StepReport> {
-        self.stepper.report().map(|_| self.last_report)
+        self.stepper.event().map(|_| self.last_report)
     }
 
     /// The event-driven scheme's counts since initialization (None for the others).
     pub fn run_report(&self) -> Option<StepReport> {
-        self.stepper.report().map(|_| self.totals)
+        self.stepper.event().map(|_| self.totals)
     }
 
     /// The last step's report as log messages: the counts (for `logEvents`)
@@ -319,7 +319,7 @@ impl Instance {
             "step from t = {from} to {}: {} Runge-Kutta steps ({} rejected), {} right-hand-side evaluations, {} events, {} LCP solves",
             self.time, r.steps, r.rejected, r.rhs, r.events, r.lcp_solves
         );
-        let Some(event) = self.stepper.report() else {
+        let Some(event) = self.stepper.event() else {
             return (counts, None);
         };
         let names: Vec<&str> = self.model.pairs.iter().map(|p| p.name.as_str()).collect();

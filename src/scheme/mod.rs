@@ -249,8 +249,8 @@ impl Stepper {
         each!(self, s => s.take_result(x, u))
     }
 
-    /// What the last step of the event-driven scheme took (None for the others).
-    pub fn report(&self) -> Option<&EventStepper> {
+    /// The event-driven stepper, when that is the scheme (for its reports).
+    pub fn event(&self) -> Option<&EventStepper> {
         match self {
             Stepper::Event(s) => Some(s),
             _ => None,

@@ -26,6 +26,8 @@ mod mechanical;
 #[cfg(feature = "tool")]
 pub mod raw;
 #[cfg(feature = "tool")]
+mod settings;
+#[cfg(feature = "tool")]
 mod signals;
 #[cfg(feature = "tool")]
 pub mod template;

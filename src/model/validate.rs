@@ -6,15 +6,15 @@
 //! declared states, inputs and pairs; expressions that only mention parameters
 //! (outputs may also mention variables, linearly); bounds with `lo <= hi`; and
 //! that every entry is finite at the default parameter values, so a division by
-//! a zero parameter is caught before anything is built.
+//! a zero parameter is caught before anything is built. The other forms and the
+//! settings have files of their own: [`mechanical`](super::mechanical),
+//! `signals` (derivatives and blocks) and `settings` (experiment, scheme,
+//! reference).
 
 use super::affine::{self, Symbol};
 use super::expr::{self, Expr, Node};
 use super::raw::{self, RawModel, Value};
-use super::{
-    EventSettings, Experiment, ExprMatrix, Integrator, Method, Model, Output, Pair, Parameter,
-    Reference, Scheme, System, Variable,
-};
+use super::{ExprMatrix, Method, Model, Output, Pair, Parameter, System, Variable};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -108,7 +108,7 @@ const MAX_OUTPUT_ENTRIES: usize = 10_000_000;
 pub(super) struct Validator<'a> {
     file: &'a Path,
     /// `--scheme`: replaces the file's `[scheme] method`.
-    method: Option<&'a str>,
+    pub(super) method: Option<&'a str>,
 }
 
 pub(super) type Res<T> = Result<T, ModelError>;
@@ -662,198 +662,6 @@ impl Validator<'_> {
             }
         }
         Ok((constant, terms))
-    }
-
-    fn experiment(&self, e: Option<raw::RawExperiment>) -> Res<Experiment> {
-        let (start, stop, step) = match e {
-            Some(e) => (
-                e.start.unwrap_or(0.0),
-                e.stop.unwrap_or(1.0),
-                e.step.unwrap_or(0.01),
-            ),
-            None => (0.0, 1.0, 0.01),
-        };
-        self.finite("experiment.start", start)?;
-        self.finite("experiment.stop", stop)?;
-        if !(stop > start) {
-            return self.fail(
-                "experiment.stop",
-                format!("stop = {stop} must be after start = {start}"),
-            );
-        }
-        if !(step > 0.0 && step.is_finite()) {
-            return self.fail(
-                "experiment.step",
-                format!("step = {step} must be a positive finite number"),
-            );
-        }
-        Ok(Experiment { start, stop, step })
-    }
-
-    fn scheme(&self, s: Option<raw::RawScheme>, mechanical: bool) -> Res<Scheme> {
-        let s = s.unwrap_or(raw::RawScheme {
-            method: None,
-            theta: None,
-            max_step: None,
-            rtol: None,
-            atol: None,
-            max_events_per_step: None,
-            integrator: None,
-        });
-        let (theta, max_step) = (s.theta, s.max_step);
-        let event_keys = s.rtol.is_some()
-            || s.atol.is_some()
-            || s.max_events_per_step.is_some()
-            || s.integrator.is_some();
-        if event_keys && s.method.as_deref() != Some("event-driven") {
-            return self.fail(
-                "scheme",
-                "rtol, atol, max_events_per_step and integrator belong to method = \"event-driven\"",
-            );
-        }
-        // `--scheme` replaces the file's method; the file's other settings stay.
-        let (method, field) = match self.method {
-            Some(m) => (Some(m.to_string()), "--scheme"),
-            None => (s.method.clone(), "scheme.method"),
-        };
-        let method = match (method.as_deref(), mechanical) {
-            (None, false) | (Some("theta"), false) => Method::Theta,
-            (Some("event-driven"), false) => Method::EventDriven,
-            (None, true) | (Some("moreau-jean"), true) => Method::MoreauJean,
-            (Some("semi-explicit"), true) => Method::SemiExplicit,
-            (Some(m @ ("semi-explicit" | "moreau-jean")), false) => {
-                return self.fail(
-                    field,
-                    format!("'{m}' needs a mechanical model (with [[coordinates]]); first-order models use 'theta' or 'event-driven'"),
-                )
-            }
-            (Some(m @ ("theta" | "event-driven")), true) => {
-                return self.fail(
-                    field,
-                    format!("'{m}' is for first-order models; a mechanical model uses 'moreau-jean' or 'semi-explicit'"),
-                )
-            }
-            (Some(m), _) => {
-                return self.fail(
-                    field,
-                    format!("unknown method '{m}' (expected theta, event-driven, semi-explicit or moreau-jean)"),
-                )
-            }
-        };
-        let event = self.event_settings(&s)?;
-        // Moreau–Jean's smooth part defaults to the trapezoidal rule, which keeps
-        // the energy of an undamped oscillator; the first-order default stays
-        // backward Euler.
-        if method == Method::SemiExplicit && theta.is_some() {
-            return self.fail(
-                "scheme.theta",
-                "the semi-explicit scheme has no theta (its forces are explicit, its positions use the new velocity)",
-            );
-        }
-        let theta = theta.unwrap_or(if method == Method::MoreauJean {
-            0.5
-        } else {
-            1.0
-        });
-        if !(0.5..=1.0).contains(&theta) {
-            return self.fail(
-                "scheme.theta",
-                format!("theta = {theta} is outside [0.5, 1]"),
-            );
-        }
-        if let Some(h) = max_step {
-            if !(h > 0.0 && h.is_finite()) {
-                return self.fail(
-                    "scheme.max_step",
-                    format!("max_step = {h} must be a positive finite number"),
-                );
-            }
-        }
-        Ok(Scheme {
-            method,
-            theta,
-            max_step,
-            event,
-        })
-    }
-
-    /// `[reference]`: increasing finite times inside the experiment, and for
-    /// each declared variable as many finite values.
-    fn reference(
-        &self,
-        table: Option<std::collections::BTreeMap<String, Vec<f64>>>,
-        e: &Experiment,
-        names: &Names,
-    ) -> Res<Option<Reference>> {
-        let Some(mut table) = table else {
-            return Ok(None);
-        };
-        let Some(time) = table.remove("time") else {
-            return self.fail("reference.time", "missing: the sample times");
-        };
-        let ordered = time.windows(2).all(|w| w[0] < w[1]);
-        let inside = time.iter().all(|t| *t >= e.start && *t <= e.stop);
-        if time.is_empty() || !ordered || !inside {
-            return self.fail(
-                "reference.time",
-                format!(
-                    "needs increasing times within the experiment [{}, {}]",
-                    e.start, e.stop
-                ),
-            );
-        }
-        let mut values = Vec::new();
-        for (name, column) in table {
-            let field = format!("reference.{name}");
-            if !names.contains(&name) {
-                return self.fail(field, format!("'{name}' is not a variable of the model"));
-            }
-            if column.len() != time.len() || column.iter().any(|v| !v.is_finite()) {
-                return self.fail(
-                    field,
-                    format!("needs {} finite values, one per time", time.len()),
-                );
-            }
-            values.push((name, column));
-        }
-        Ok(Some(Reference { time, values }))
-    }
-
-    fn event_settings(&self, s: &raw::RawScheme) -> Res<EventSettings> {
-        let mut e = EventSettings::default();
-        for (key, value, slot) in [("rtol", s.rtol, &mut e.rtol), ("atol", s.atol, &mut e.atol)] {
-            if let Some(v) = value {
-                if !(v > 0.0 && v < 1.0) {
-                    return self.fail(
-                        format!("scheme.{key}"),
-                        format!("{key} = {v} must lie in (0, 1)"),
-                    );
-                }
-                *slot = v;
-            }
-        }
-        if let Some(n) = s.max_events_per_step {
-            if n == 0 || n > 1_000_000 {
-                return self.fail(
-                    "scheme.max_events_per_step",
-                    format!("{n} must lie in 1..=1000000"),
-                );
-            }
-            e.max_events_per_step = n as usize;
-        }
-        e.integrator = match s.integrator.as_deref() {
-            None | Some("bogacki-shampine") => Integrator::BogackiShampine,
-            Some("heun-euler") => Integrator::HeunEuler,
-            Some(other) => {
-                return self.fail(
-                    "scheme.integrator",
-                    format!(
-                        "unknown integrator '{other}' (expected bogacki-shampine or heun-euler)"
-                    ),
-                )
-            }
-        };
-        Ok(e)
     }
 }
 

@@ -13,6 +13,7 @@
 //! `do_step` path.
 
 mod feedthrough;
+mod report;
 pub mod snapshot;
 pub mod state;
 pub mod variables;
@@ -308,46 +309,6 @@ impl Instance {
     /// The event-driven scheme's counts since initialization (None for the others).
     pub fn run_report(&self) -> Option<StepReport> {
         self.stepper.event().map(|_| self.totals)
-    }
-
-    /// The last step's report as log messages: the counts (for `logEvents`)
-    /// and, when events accumulated or a mode could not be followed, a
-    /// warning naming the time and the modes cycled through.
-    pub fn describe_step(&self, from: f64) -> (String, Option<String>) {
-        let r = &self.last_report;
-        let counts = format!(
-            "step from t = {from} to {}: {} Runge-Kutta steps ({} rejected), {} right-hand-side evaluations, {} events, {} LCP solves",
-            self.time, r.steps, r.rejected, r.rhs, r.events, r.lcp_solves
-        );
-        let Some(event) = self.stepper.event() else {
-            return (counts, None);
-        };
-        let names: Vec<&str> = self.model.pairs.iter().map(|p| p.name.as_str()).collect();
-        let modes: Vec<String> = event
-            .recent_modes()
-            .map(|m| {
-                let parts: Vec<String> = m
-                    .iter()
-                    .zip(&names)
-                    .map(|(b, n)| format!("{n} {}", format!("{b:?}").to_lowercase()))
-                    .collect();
-                format!("({})", parts.join(", "))
-            })
-            .collect();
-        let warning = match (r.accumulation, r.singular_mode) {
-            (Some(at), _) => Some(format!(
-                "events accumulate at t = {at} (Zeno or chattering; last modes {}); time-stepping finished the step to t = {}",
-                modes.join(" -> "),
-                self.time
-            )),
-            (None, true) => Some(format!(
-                "a mode could not be followed as an ODE (last modes {}); time-stepping finished the step to t = {}",
-                modes.join(" -> "),
-                self.time
-            )),
-            (None, false) => None,
-        };
-        (counts, warning)
     }
 
     pub fn terminate(&mut self) -> FmiResult<()> {

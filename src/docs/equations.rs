@@ -49,53 +49,97 @@ fn func_name(f: Func) -> &'static str {
 }
 
 /// `text` wrapped in parentheses when it binds less tightly than `need`.
-fn operand((text, level): (String, u8), need: u8) -> String {
-    if level < need {
-        format!("({text})")
+fn operand(p: Printed, need: u8) -> String {
+    if p.level < need {
+        format!("({})", p.text)
     } else {
-        text
+        p.text
     }
 }
 
 /// The expression as infix text; `params` names the parameters by index.
 pub fn expr_text(e: &Expr, params: &[&str]) -> String {
-    ops_text(e.ops(), params).0
+    ops_text(e.ops(), params).text
 }
 
-/// A postfix program as infix text and its binding strength.
-fn ops_text(ops: &[Op], params: &[&str]) -> (String, u8) {
-    let mut stack: Vec<(String, u8)> = Vec::new();
+/// Printed text, its binding strength, and its value when it is a constant.
+#[derive(Default)]
+struct Printed {
+    text: String,
+    level: u8,
+    value: Option<f64>,
+}
+
+fn constant(v: f64) -> Printed {
+    let level = if v < 0.0 { UNARY } else { ATOM };
+    Printed {
+        text: number(v),
+        level,
+        value: Some(v),
+    }
+}
+
+/// A postfix program as infix text. Products by 1 and sums with 0 are dropped,
+/// products by 0 vanish: the affine forms extracted from a mechanical model's
+/// force text carry such factors (`k2*1`, `-(k1 + k2)*0`), which its author never wrote.
+fn ops_text(ops: &[Op], params: &[&str]) -> Printed {
+    let mut stack: Vec<Printed> = Vec::new();
     for op in ops {
         let item = match *op {
-            Op::Const(v) if v < 0.0 => (number(v), UNARY),
-            Op::Const(v) => (number(v), ATOM),
-            Op::Param(i) => (params.get(i as usize).unwrap_or(&"?").to_string(), ATOM),
-            Op::Neg => {
-                let a = stack.pop().unwrap_or_default();
-                (format!("-{}", operand(a, UNARY)), UNARY)
-            }
+            Op::Const(v) => constant(v),
+            Op::Param(i) => Printed {
+                text: params.get(i as usize).unwrap_or(&"?").to_string(),
+                level: ATOM,
+                value: None,
+            },
+            Op::Neg => match stack.pop().unwrap_or_default() {
+                Printed { value: Some(v), .. } => constant(-v),
+                a => Printed {
+                    text: format!("-{}", operand(a, UNARY)),
+                    level: UNARY,
+                    value: None,
+                },
+            },
             Op::Call(f) => {
                 let a = stack.pop().unwrap_or_default();
-                (format!("{}({})", func_name(f), a.0), ATOM)
+                Printed {
+                    text: format!("{}({})", func_name(f), a.text),
+                    level: ATOM,
+                    value: None,
+                }
             }
             Op::Bin(b) => {
                 let r = stack.pop().unwrap_or_default();
                 let l = stack.pop().unwrap_or_default();
-                // The right operand of a left-associative operator needs one level
-                // more, so that a - (b - c) keeps its parentheses.
-                let (sym, level, left, right) = match b {
-                    BinOp::Add => (" + ", SUM, SUM, PRODUCT),
-                    BinOp::Sub => (" - ", SUM, SUM, PRODUCT),
-                    BinOp::Mul => ("*", PRODUCT, PRODUCT, UNARY),
-                    BinOp::Div => ("/", PRODUCT, PRODUCT, UNARY),
-                    // The base must be an atom (-a^2 is -(a^2)); the exponent may be
-                    // anything from a unary minus up (a^-b^c is a^(-(b^c))).
-                    BinOp::Pow => ("^", 4, ATOM, UNARY),
-                };
-                (
-                    format!("{}{sym}{}", operand(l, left), operand(r, right)),
-                    level,
-                )
+                match (b, l.value, r.value) {
+                    (BinOp::Mul, Some(0.0), _) | (BinOp::Mul, _, Some(0.0)) => constant(0.0),
+                    (BinOp::Mul, Some(1.0), _) | (BinOp::Add, Some(0.0), _) => r,
+                    (BinOp::Mul | BinOp::Div, _, Some(1.0))
+                    | (BinOp::Add | BinOp::Sub, _, Some(0.0)) => l,
+                    (BinOp::Sub, Some(0.0), _) => Printed {
+                        text: format!("-{}", operand(r, UNARY)),
+                        level: UNARY,
+                        value: None,
+                    },
+                    _ => {
+                        // The right operand of a left-associative operator needs one
+                        // level more, so that a - (b - c) keeps its parentheses.
+                        let (sym, level, left, right) = match b {
+                            BinOp::Add => (" + ", SUM, SUM, PRODUCT),
+                            BinOp::Sub => (" - ", SUM, SUM, PRODUCT),
+                            BinOp::Mul => ("*", PRODUCT, PRODUCT, UNARY),
+                            BinOp::Div => ("/", PRODUCT, PRODUCT, UNARY),
+                            // The base must be an atom (-a^2 is -(a^2)); the exponent
+                            // may be anything from a unary minus up.
+                            BinOp::Pow => ("^", 4, ATOM, UNARY),
+                        };
+                        Printed {
+                            text: format!("{}{sym}{}", operand(l, left), operand(r, right)),
+                            level,
+                            value: None,
+                        }
+                    }
+                }
             }
         };
         stack.push(item);
@@ -103,37 +147,40 @@ fn ops_text(ops: &[Op], params: &[&str]) -> (String, u8) {
     stack.pop().unwrap_or_default()
 }
 
-/// One term `coefficient*name` with its sign taken out: `(negative, text)`.
-fn term(coef: &Expr, name: &str, params: &[&str]) -> (bool, String) {
-    if let Some(c) = coef.as_constant() {
-        let body = if c.abs() == 1.0 {
-            name.to_string()
-        } else if name.is_empty() {
-            number(c.abs())
-        } else {
-            format!("{}*{name}", number(c.abs()))
-        };
-        return (c < 0.0, body);
-    }
-    // A top-level unary minus becomes the term's sign.
+/// One term `coefficient*name` with its sign taken out, `(negative, text)`;
+/// `None` when the coefficient is zero.
+fn term(coef: &Expr, name: &str, params: &[&str]) -> Option<(bool, String)> {
     let ops = coef.ops();
+    // A top-level unary minus becomes the term's sign.
     let (negative, printed) = match ops.split_last() {
         Some((Op::Neg, inner)) => (true, ops_text(inner, params)),
         _ => (false, ops_text(ops, params)),
     };
+    if let Some(c) = printed.value {
+        let body = if name.is_empty() {
+            number(c.abs())
+        } else if c.abs() == 1.0 {
+            name.to_string()
+        } else {
+            format!("{}*{name}", number(c.abs()))
+        };
+        return (c != 0.0).then_some((negative != (c < 0.0), body));
+    }
     if name.is_empty() {
-        return (negative, printed.0);
+        return Some((negative, printed.text));
     }
     // A sum as a coefficient is parenthesized; a product is not ((1/m)*F reads
-    // the same as 1/m*F). A negative leading constant stays inside the sum.
-    (negative, format!("{}*{name}", operand(printed, PRODUCT)))
+    // the same as 1/m*F).
+    Some((negative, format!("{}*{name}", operand(printed, PRODUCT))))
 }
 
 /// A linear combination: `(coefficient, variable name)`; an empty name is the constant.
 pub fn linear(terms: &[(&Expr, &str)], params: &[&str]) -> String {
     let mut out = String::new();
-    for (coef, name) in terms.iter().filter(|(c, _)| !c.is_zero()) {
-        let (mut negative, mut body) = term(coef, name, params);
+    for (coef, name) in terms {
+        let Some((mut negative, mut body)) = term(coef, name, params) else {
+            continue;
+        };
         // A leading minus negates the leftmost factor, so it is the term's sign.
         if let Some(rest) = body.strip_prefix('-') {
             (negative, body) = (!negative, rest.to_string());
@@ -274,6 +321,10 @@ mod tests {
         assert_eq!(text("(m^k1)^k2"), "(m^k1)^k2");
         assert_eq!(text("sqrt(k1/m)"), "sqrt(k1/m)");
         assert_eq!(text("m/(k1*k2)"), "m/(k1*k2)");
+        // Factors an affine extraction leaves behind.
+        assert_eq!(text("-(k1 + k2)*1"), "-(k1 + k2)");
+        assert_eq!(text("k2*0 + m"), "m");
+        assert_eq!(text("0 - m*1"), "-m");
     }
 
     #[test]

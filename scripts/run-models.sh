@@ -3,8 +3,9 @@
 # the shared conformance checker (when ../shared is there), co-simulate it with
 # FMPy over its default experiment and with `lcsfmu simulate`, and show that both
 # give the same numbers. Models with inputs are driven by sine waves (out/*.csv,
-# see `inputs` below). Last, the bead chain is built again with 1,000 beads
-# (--define N=1000) and co-simulated.
+# see `inputs` below). Each model's plot goes to out/<name>.svg, and out/index.html
+# shows them all with their variables and agreement lines. Last, the bead chain is
+# built again with 1,000 beads (--define N=1000) and co-simulated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/venv.sh
@@ -38,7 +39,7 @@ for fmu in out/*.fmu; do
     step=$("$venv/bin/python" -c "from fmpy import read_model_description as r; print(r('$fmu').defaultExperiment.stepSize)")
     "$venv/bin/fmpy" simulate "$fmu" --interface-type CoSimulation --output-interval "$step" "${fmpy_input[@]}" \
         --output-file "out/$name.fmpy.csv"
-    ./target/release/lcsfmu simulate "$fmu" "${lcsfmu_input[@]}" -o "out/$name.csv"
+    ./target/release/lcsfmu simulate "$fmu" "${lcsfmu_input[@]}" -o "out/$name.csv" --plot "out/$name.svg"
     "$venv/bin/python" -c "
 import numpy as np, sys
 a = np.genfromtxt('out/$name.fmpy.csv', delimiter=',', names=True)
@@ -46,9 +47,12 @@ b = np.genfromtxt('out/$name.csv', delimiter=',', names=True)
 d = max(float(np.max(np.abs(a[n] - b[n]))) for n in b.dtype.names)
 print(f'{len(b)} rows; largest difference FMPy vs lcsfmu simulate: {d:.3g}')
 sys.exit(0 if d <= 1e-12 else 1)
-"
+" | tee "out/$name.agreement.txt"
     tail -n 2 "out/$name.csv"
 done
+
+# The page of every model above: plot, variables, agreement line.
+"$venv/bin/python" scripts/models-index.py out
 
 echo "== bead_chain with N = 1000"
 mkdir -p out/n1000

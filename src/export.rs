@@ -3,15 +3,15 @@
 //! The model is compiled into the `fmu-template` cdylib: this module writes a
 //! small generated Rust file (identifier, GUID, sizes and the validated model),
 //! runs cargo on the template with `LCSFMU_GENERATED` pointing at it, renames
-//! the library to `<modelIdentifier>.so` and packs it with the description that
-//! the same model produces. All models share one cargo target directory, so after
+//! the library to `<modelIdentifier>.so` and packs it with the description and
+//! the documentation page that the same model produces. All models share one cargo target directory, so after
 //! the first build only the template crate is recompiled (seconds). A lock file
 //! serializes builds that share the cache, since the template's output file is
 //! one path for every model.
 
 use crate::error::Error;
 use crate::model::Model;
-use crate::{model_description, pack};
+use crate::{docs, model_description, pack};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -135,6 +135,9 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(io(parent))?;
     }
-    pack::pack(out, &model.name, &xml, &binary, &model.to_json()).map_err(io(out))?;
+    // The page runs the default experiment for its plot: the only part of a
+    // build that grows with the model's run time.
+    let page = docs::page(model, &guid);
+    pack::pack(out, &model.name, &xml, &binary, &model.to_json(), &page).map_err(io(out))?;
     Ok(out.to_path_buf())
 }

@@ -21,7 +21,8 @@
 //! Pipeline: a TOML file ([`model::raw`]) is validated into a [`model::Model`]
 //! ([`model::validate`]); the model produces the XML ([`model_description`]), the
 //! value-reference table ([`fmi2::variables`]) and the data compiled into the
-//! `fmu-template` cdylib ([`export`]), which is packed into an `.fmu` ([`pack`]).
+//! `fmu-template` cdylib ([`export`]), which is packed into an `.fmu` ([`pack`])
+//! with its documentation page ([`docs`]).
 //! Inside the FMU and in `lcsfmu simulate` ([`simulate`]) the same
 //! [`fmi2::Instance`] runs the steps.
 //!
@@ -43,6 +44,8 @@ pub mod scheme;
 pub mod cli;
 #[cfg(feature = "tool")]
 pub mod compare;
+#[cfg(feature = "tool")]
+pub mod docs;
 #[cfg(feature = "tool")]
 pub mod error;
 #[cfg(feature = "tool")]

@@ -3,7 +3,9 @@
 //! Layout (shared `fmi2-notes.md` §2): `modelDescription.xml` at the root,
 //! `binaries/linux64/<modelIdentifier>.so`, and `resources/model.json`, the
 //! validated model the binary was compiled from, which lets `lcsfmu simulate`
-//! run an FMU it is given with the same core. Entries carry a fixed timestamp,
+//! run an FMU it is given with the same core, and `documentation/index.html`, the
+//! entry point FMI 2.0 (§2.3) gives an FMU's documentation (its place in the
+//! archive is the link; the XML has no attribute for it). Entries carry a fixed timestamp,
 //! so the same model and binary give the same archive.
 
 use std::io::{Read, Seek, Write};
@@ -13,6 +15,9 @@ use zip::write::SimpleFileOptions;
 /// Where the embedded model sits in the archive.
 pub const MODEL_ENTRY: &str = "resources/model.json";
 
+/// Where the documentation page sits in the archive (FMI 2.0 §2.3).
+pub const DOCUMENTATION_ENTRY: &str = "documentation/index.html";
+
 /// Writes the archive to `out`.
 pub fn pack(
     out: &Path,
@@ -20,11 +25,12 @@ pub fn pack(
     description_xml: &str,
     binary: &[u8],
     model_json: &str,
+    documentation_html: &str,
 ) -> std::io::Result<()> {
     let file = std::fs::File::create(out)?;
     let mut zip = zip::ZipWriter::new(file);
     let opts = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-    let entries: [(String, &[u8], u32); 3] = [
+    let entries: [(String, &[u8], u32); 4] = [
         (
             "modelDescription.xml".into(),
             description_xml.as_bytes(),
@@ -36,6 +42,11 @@ pub fn pack(
             0o755,
         ),
         (MODEL_ENTRY.into(), model_json.as_bytes(), 0o644),
+        (
+            DOCUMENTATION_ENTRY.into(),
+            documentation_html.as_bytes(),
+            0o644,
+        ),
     ];
     for (name, bytes, mode) in entries {
         zip.start_file(name, opts.unix_permissions(mode))

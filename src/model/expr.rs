@@ -379,6 +379,11 @@ impl Expr {
         }
     }
 
+    /// The postfix program (the documentation page prints it back as infix text).
+    pub fn ops(&self) -> &[Op] {
+        &self.ops
+    }
+
     /// Whether the expression is the literal zero (used to keep sparse matrices sparse).
     pub fn is_zero(&self) -> bool {
         self.as_constant() == Some(0.0)

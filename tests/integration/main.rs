@@ -14,6 +14,8 @@
 //!   inputs into block outputs, block parameters checked at initialization
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
+//! - `docs`         documentation/index.html: well-formed, every variable, law, matrix
+//!   and plotted series of each bundled model; capped matrices; the page inside the FMU
 //! - `plot`         `simulate --plot`: SVG and PNG read back (series, legend, titles),
 //!   `--plot-vars`, the cap per panel, an FMU plotted like its model file
 //!
@@ -42,6 +44,7 @@ mod blocks;
 mod c_header;
 mod call_sequences;
 mod description;
+mod docs;
 mod event;
 mod fmus;
 mod importer;

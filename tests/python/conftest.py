@@ -17,6 +17,8 @@ Table of contents of the suite
   test_blocks.py                  the signal form: static maps vs validation.md §7 (set, then read
                                   at once), backlash, relay sliding (§6), square helix, latch,
                                   pwa feedback vs solve_ivp, friction, servo, an algebraic loop
+  test_documentation.py           documentation/index.html of FMUs and out/index.html in headless
+                                  Chromium: screenshot not blank, plot in the DOM, no console errors
 
 Helpers in this file
   fixtures      lcsfmu_bin, fmus (name -> built .fmu), scaled_spiral_fmu (test-only model with

@@ -44,6 +44,8 @@ pub mod cli;
 #[cfg(feature = "tool")]
 pub mod compare;
 #[cfg(feature = "tool")]
+pub mod conformance;
+#[cfg(feature = "tool")]
 pub mod error;
 #[cfg(feature = "tool")]
 pub mod export;

@@ -19,6 +19,7 @@
 pub mod description;
 pub mod elf;
 pub mod rules;
+pub mod structure;
 
 use crate::model::Model;
 use crate::simulate::{self, Options};

@@ -5,11 +5,13 @@
 //! plus the ones FMPy lets through and the standard does not (an `initial` on an
 //! input, an `InitialUnknowns` list that is not exactly the calculated unknowns):
 //! shared `fmi2-notes.md` §3, from the standard's section 2.2. A rule that cannot be
-//! judged because something it needs is missing passes; the check that the thing
-//! is present fails instead, so one mistake gives one FAIL line.
+//! judged because something it needs is missing (a name, a valid index) passes
+//! where it can; the check that the thing is present fails instead, so one
+//! mistake usually gives one FAIL line.
 
-use super::description::{Description, Unknown, Variable};
-use std::collections::{HashMap, HashSet};
+use super::description::Description;
+use super::structure;
+use std::collections::HashMap;
 
 pub type Rule = (&'static str, Result<(), String>);
 
@@ -39,18 +41,18 @@ pub fn check(d: &Description) -> Vec<Rule> {
             start_forbidden(d),
         ),
         ("no initial attribute on inputs", no_initial_on_inputs(d)),
-        ("no empty ModelStructure list", no_empty_lists(d)),
+        ("no empty ModelStructure list", structure::no_empty_lists(d)),
         (
             "ModelStructure/Outputs lists exactly the outputs, in order",
-            outputs(d),
+            structure::outputs(d),
         ),
         (
             "Outputs dependencies refer to inputs or states",
-            dependencies(d),
+            structure::dependencies(d),
         ),
         (
             "InitialUnknowns exactly the calculated and approx unknowns, in order",
-            initial_unknowns(d),
+            structure::initial_unknowns(d),
         ),
         ("DefaultExperiment sane", default_experiment(d)),
         ("units referenced are declared", units(d)),
@@ -299,117 +301,6 @@ fn no_initial_on_inputs(d: &Description) -> Result<(), String> {
         if let (Some(i), "input") = (&v.initial, v.causality()) {
             return Err(format!("input {} has initial=\"{i}\"", v.label()));
         }
-    }
-    Ok(())
-}
-
-/// The XSD requires at least one `Unknown` in each list that is written.
-fn no_empty_lists(d: &Description) -> Result<(), String> {
-    let lists = [
-        ("Outputs", &d.outputs),
-        ("Derivatives", &d.derivatives),
-        ("InitialUnknowns", &d.initial_unknowns),
-    ];
-    for (name, list) in lists {
-        if list.as_ref().is_some_and(Vec::is_empty) {
-            return Err(format!("<{name}> has no Unknown"));
-        }
-    }
-    Ok(())
-}
-
-/// The 1-based `index` attributes of a list, or why one is not an index.
-fn indices(d: &Description, list: &Option<Vec<Unknown>>) -> Result<Vec<usize>, String> {
-    let n = d.variables.len();
-    let mut out = vec![];
-    for u in list.iter().flatten() {
-        let text = u.index.as_deref().ok_or("an Unknown without index")?;
-        match text.parse::<usize>() {
-            Ok(i) if (1..=n).contains(&i) => out.push(i),
-            _ => return Err(format!("index=\"{text}\" is not a variable (1..={n})")),
-        }
-    }
-    Ok(out)
-}
-
-fn where_causality(d: &Description, causality: &str) -> Vec<usize> {
-    let pick = |(i, v): (usize, &Variable)| (v.causality() == causality).then_some(i + 1);
-    d.variables.iter().enumerate().filter_map(pick).collect()
-}
-
-fn outputs(d: &Description) -> Result<(), String> {
-    let listed = indices(d, &d.outputs)?;
-    let expected = where_causality(d, "output");
-    if listed != expected {
-        return Err(format!("listed {listed:?} expected {expected:?}"));
-    }
-    Ok(())
-}
-
-/// The states: variables that a `Derivatives` entry names as its `derivative`.
-fn states(d: &Description) -> Result<HashSet<usize>, String> {
-    let mut states = HashSet::new();
-    for i in indices(d, &d.derivatives)? {
-        if let Some(s) = d.variables[i - 1].type_attributes.get("derivative") {
-            states.insert(
-                s.parse::<usize>()
-                    .map_err(|_| format!("derivative=\"{s}\""))?,
-            );
-        }
-    }
-    Ok(states)
-}
-
-fn dependencies(d: &Description) -> Result<(), String> {
-    let states = states(d)?;
-    for u in d.outputs.iter().flatten() {
-        let of = u.index.as_deref().unwrap_or("?");
-        for dep in u
-            .dependencies
-            .as_deref()
-            .unwrap_or_default()
-            .split_whitespace()
-        {
-            let ok = dep.parse::<usize>().ok().filter(|&j| {
-                (1..=d.variables.len()).contains(&j)
-                    && (d.variables[j - 1].causality() == "input" || states.contains(&j))
-            });
-            if ok.is_none() {
-                return Err(format!(
-                    "output {of} depends on {dep}, not an input or a state"
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// FMI 2.0 section 2.2.8: outputs with initial approx or calculated, every
-/// calculatedParameter, and states and derivatives with initial approx or
-/// calculated, in ascending index order.
-fn initial_unknowns(d: &Description) -> Result<(), String> {
-    let calculated =
-        |i: usize| matches!(d.variables[i - 1].initial(), Some("approx" | "calculated"));
-    let mut expected: Vec<usize> = where_causality(d, "output")
-        .into_iter()
-        .filter(|&i| calculated(i))
-        .collect();
-    expected.extend(where_causality(d, "calculatedParameter"));
-    expected.extend(
-        indices(d, &d.derivatives)?
-            .into_iter()
-            .filter(|&i| calculated(i)),
-    );
-    expected.extend(
-        states(d)?
-            .into_iter()
-            .filter(|&i| (1..=d.variables.len()).contains(&i) && calculated(i)),
-    );
-    expected.sort_unstable();
-    expected.dedup();
-    let listed = indices(d, &d.initial_unknowns)?;
-    if listed != expected {
-        return Err(format!("listed {listed:?} expected {expected:?}"));
     }
     Ok(())
 }

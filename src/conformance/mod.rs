@@ -346,7 +346,11 @@ fn run_child(runner: &Path, fmu: &Path) -> Result<(), String> {
     if status.success() {
         return Ok(());
     }
-    let last = err.lines().rev().find(|l| !l.trim().is_empty());
+    // A panic's message, not the `note: run with RUST_BACKTRACE=1` after it.
+    let last = err
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty() && !l.starts_with("note:"));
     Err(format!("{status}: {}", last.unwrap_or("no message")))
 }
 

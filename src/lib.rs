@@ -45,6 +45,8 @@ pub mod cli;
 #[cfg(feature = "tool")]
 pub mod compare;
 #[cfg(feature = "tool")]
+pub mod conformance;
+#[cfg(feature = "tool")]
 pub mod docs;
 #[cfg(feature = "tool")]
 pub mod error;

@@ -1,10 +1,13 @@
 //! `lcsfmu check MODEL.toml`: validate and describe a model without building it.
+//! `lcsfmu check FILE.fmu`: the FMU's conformance to FMI 2.0 ([`crate::conformance`]),
+//! one PASS/FAIL/SKIP line per check; exit status 1 when any check fails.
 //!
 //! Prints the sizes, the variables with their value references, the laws, and the
 //! LCP of one step at the default step size with what its matrix guarantees
 //! (positive definite or P: a unique solution every step; positive semidefinite:
 //! a solution whenever one is feasible, found by Lemke's method).
 
+use crate::conformance;
 use crate::error::Error;
 use crate::fmi2::variables;
 use crate::lcs::Lcs;
@@ -16,7 +19,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Model file (TOML).
+    /// Model file (TOML), or an .fmu to check for FMI 2.0 conformance.
     model: PathBuf,
     /// Override a size declared in the file's [defines] (NAME=INTEGER, repeatable).
     #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
@@ -31,6 +34,9 @@ pub struct Args {
 const PRINT_LIMIT: usize = 40;
 
 pub fn run(args: Args) -> Result<ExitCode, Error> {
+    if args.model.extension().is_some_and(|e| e == "fmu") {
+        return check_fmu(&args);
+    }
     let model = validate::load_with(&args.model, &args.defines, args.scheme.as_deref())?;
     println!("{}: ok", args.model.display());
     println!(
@@ -110,6 +116,27 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         Err(e) => println!("\nthe step at h = {h} is not defined: {e}"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the conformance report of an FMU; fails when a check fails.
+fn check_fmu(args: &Args) -> Result<ExitCode, Error> {
+    if !args.defines.is_empty() || args.scheme.is_some() {
+        return Err(Error::Simulation(
+            "--define and --scheme apply to model files; an FMU's sizes and scheme were fixed when it was built"
+                .into(),
+        ));
+    }
+    let report = conformance::check(&args.model, conformance::find_runner().as_deref());
+    println!("== {}", args.model.display());
+    for line in report.lines() {
+        println!("{line}");
+    }
+    println!("{}", report.summary());
+    Ok(if report.failed() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// Each block of a signal-form model with the pairs and variables it became.

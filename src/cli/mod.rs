@@ -27,7 +27,8 @@ enum Command {
     Build(build::Args),
     /// Simulate a model file or an .fmu in process and write CSV.
     Simulate(simulate::Args),
-    /// Validate a model file and print its complementarity structure.
+    /// Validate a model file and print its complementarity structure, or check an
+    /// .fmu against FMI 2.0 (one PASS/FAIL line per rule; exit status 1 on a failure).
     Check(check::Args),
     /// Time-stepping against event-driven integration: steps, work, errors.
     Compare(compare::Args),

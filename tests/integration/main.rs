@@ -30,6 +30,8 @@
 //! - `numeric`        non-finite values, extreme step sizes, infeasible and overflowing
 //!   parameters, an LCP beyond the pivot budget
 //! - `call_sequences` 10,000 seeded random call sequences (status histogram printed)
+//! - `fmu_check`      `lcsfmu check FILE.fmu`: every bundled FMU passes; broken copies
+//!   (edited XML, bad entries, a renamed symbol) fail with exactly the expected line
 //!
 //! The C interface, without building an FMU:
 //! - `c_header`     cbindgen's C headers of the template, compiled by gcc with the FMI 2.0
@@ -46,6 +48,7 @@ mod call_sequences;
 mod description;
 mod docs;
 mod event;
+mod fmu_check;
 mod fmus;
 mod importer;
 mod instance;

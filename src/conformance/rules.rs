@@ -1,0 +1,349 @@
+//! The FMI 2.0 rules for `modelDescription.xml`, each a named check with the reason
+//! it fails.
+//!
+//! These are the rules importers enforce (FMPy's schema and `validation.py`, fmi4c)
+//! plus the ones FMPy lets through and the standard does not (an `initial` on an
+//! input, an `InitialUnknowns` list that is not exactly the calculated unknowns):
+//! shared `fmi2-notes.md` §3, from the standard's section 2.2. A rule that cannot be
+//! judged because something it needs is missing (a name, a valid index) passes
+//! where it can; the check that the thing is present fails instead, so one
+//! mistake usually gives one FAIL line.
+
+use super::description::Description;
+use super::structure;
+use std::collections::HashMap;
+
+pub type Rule = (&'static str, Result<(), String>);
+
+/// Every rule, in the order they are printed.
+pub fn check(d: &Description) -> Vec<Rule> {
+    vec![
+        ("fmiVersion is \"2.0\"", fmi_version(d)),
+        ("a guid is given", guid(d)),
+        (
+            "CoSimulation element with a modelIdentifier",
+            co_simulation(d),
+        ),
+        ("root elements in the order of the XSD", element_order(d)),
+        ("variable names unique", unique_names(d)),
+        (
+            "value references unique per type",
+            unique_value_references(d),
+        ),
+        ("names follow the naming convention", naming(d)),
+        (
+            "causality, variability and initial combined as FMI 2.0 allows",
+            combinations(d),
+        ),
+        ("start values where required", start_required(d)),
+        (
+            "no start value where initial is calculated",
+            start_forbidden(d),
+        ),
+        ("no initial attribute on inputs", no_initial_on_inputs(d)),
+        ("no empty ModelStructure list", structure::no_empty_lists(d)),
+        (
+            "ModelStructure/Outputs lists exactly the outputs, in order",
+            structure::outputs(d),
+        ),
+        (
+            "Outputs dependencies refer to inputs or states",
+            structure::dependencies(d),
+        ),
+        (
+            "InitialUnknowns exactly the calculated and approx unknowns, in order",
+            structure::initial_unknowns(d),
+        ),
+        ("DefaultExperiment sane", default_experiment(d)),
+        ("units referenced are declared", units(d)),
+    ]
+}
+
+fn fmi_version(d: &Description) -> Result<(), String> {
+    match d.root.get("fmiVersion") {
+        Some(v) if v == "2.0" => Ok(()),
+        Some(v) => Err(format!("fmiVersion=\"{v}\"")),
+        None => Err("no fmiVersion attribute".into()),
+    }
+}
+
+fn guid(d: &Description) -> Result<(), String> {
+    match d.root.get("guid") {
+        Some(g) if !g.trim().is_empty() => Ok(()),
+        _ => Err("no guid attribute, or an empty one".into()),
+    }
+}
+
+fn co_simulation(d: &Description) -> Result<(), String> {
+    let cs = d.co_simulation.as_ref().ok_or("no CoSimulation element")?;
+    match cs.get("modelIdentifier") {
+        Some(id) if !id.is_empty() => Ok(()),
+        _ => Err("CoSimulation has no modelIdentifier".into()),
+    }
+}
+
+/// `fmiModelDescription`'s children in the sequence of fmi2ModelDescription.xsd.
+fn element_order(d: &Description) -> Result<(), String> {
+    const ORDER: [&str; 9] = [
+        "ModelExchange",
+        "CoSimulation",
+        "UnitDefinitions",
+        "TypeDefinitions",
+        "LogCategories",
+        "DefaultExperiment",
+        "VendorAnnotations",
+        "ModelVariables",
+        "ModelStructure",
+    ];
+    let mut last = 0;
+    for (k, child) in d.children.iter().enumerate() {
+        let pos = ORDER
+            .iter()
+            .position(|o| o == child)
+            .ok_or_else(|| format!("unknown element {child}"))?;
+        // Each element appears at most once, so the positions strictly increase.
+        if k > 0 && pos <= last {
+            return Err(format!("{child} after {}", d.children[k - 1]));
+        }
+        last = pos;
+    }
+    for required in ["ModelVariables", "ModelStructure"] {
+        if !d.children.iter().any(|c| c == required) {
+            return Err(format!("no {required} element"));
+        }
+    }
+    Ok(())
+}
+
+fn unique_names(d: &Description) -> Result<(), String> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, v) in d.variables.iter().enumerate() {
+        let name = v
+            .name
+            .as_deref()
+            .ok_or(format!("variable {} has no name", i + 1))?;
+        if let Some(first) = seen.insert(name, i + 1) {
+            return Err(format!(
+                "duplicate name \"{name}\" (variables {first} and {})",
+                i + 1
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn unique_value_references(d: &Description) -> Result<(), String> {
+    let mut seen: HashMap<(&str, u32), &str> = HashMap::new();
+    for v in &d.variables {
+        let text = v
+            .value_reference
+            .as_deref()
+            .ok_or(format!("{} has no valueReference", v.label()))?;
+        let vr: u32 = text.parse().map_err(|_| {
+            format!(
+                "{} has valueReference=\"{text}\", not an unsigned integer",
+                v.label()
+            )
+        })?;
+        if let Some(first) = seen.insert((v.kind.as_str(), vr), v.label()) {
+            return Err(format!(
+                "{} value reference {vr} of both \"{first}\" and \"{}\"",
+                v.kind,
+                v.label()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// FMI 2.0 section 2.2.9: with `variableNamingConvention="structured"` every
+/// name is `identifier` or `der(identifier[, order])`, where an identifier is
+/// dotted parts, each a C-like or quoted name with optional `[i,j]` indices.
+fn naming(d: &Description) -> Result<(), String> {
+    if d.root.get("variableNamingConvention").map(String::as_str) != Some("structured") {
+        return Ok(());
+    }
+    for v in &d.variables {
+        let name = v.name.as_deref().unwrap_or_default();
+        if !structured(name) {
+            return Err(format!("\"{name}\" is not a structured name"));
+        }
+    }
+    Ok(())
+}
+
+fn structured(name: &str) -> bool {
+    if let Some(inner) = name.strip_prefix("der(").and_then(|s| s.strip_suffix(')')) {
+        // `der(x, 2)`: the optional order of the derivative.
+        let id = match inner.rsplit_once(',') {
+            Some((id, n))
+                if !n.trim().is_empty() && n.trim().bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                id
+            }
+            _ => inner,
+        };
+        return identifier(id.as_bytes()) == Some(id.len());
+    }
+    identifier(name.as_bytes()) == Some(name.len())
+}
+
+/// Length of the structured identifier at the start of `s`, if there is one.
+fn identifier(s: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    loop {
+        // A B-name (letter or underscore, then letters, digits, underscores) or a Q-name.
+        match s.get(i)? {
+            b'\'' => {
+                i += 1;
+                while *s.get(i)? != b'\'' {
+                    i += if s[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            c if c.is_ascii_alphabetic() || *c == b'_' => {
+                while s
+                    .get(i)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                {
+                    i += 1;
+                }
+            }
+            _ => return None,
+        }
+        if s.get(i) == Some(&b'[') {
+            i += 1;
+            loop {
+                let digits = s[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if digits == 0 {
+                    return None;
+                }
+                i += digits;
+                match s.get(i)? {
+                    b',' => i += 1,
+                    b']' => break,
+                    _ => return None,
+                }
+            }
+            i += 1;
+        }
+        if s.get(i) != Some(&b'.') {
+            return Some(i);
+        }
+        i += 1;
+    }
+}
+
+/// The legal `initial` values of a causality/variability pair (FMI 2.0 section
+/// 2.2.7); `None` when the pair itself is illegal, `Some(&[])` when `initial`
+/// must be absent.
+fn allowed_initial(causality: &str, variability: &str) -> Option<&'static [&'static str]> {
+    const EXACT: &[&str] = &["exact"];
+    const CALCULATED: &[&str] = &["calculated", "approx"];
+    const ANY: &[&str] = &["calculated", "exact", "approx"];
+    Some(match (causality, variability) {
+        ("output" | "local", "constant") => EXACT,
+        ("parameter", "fixed" | "tunable") => EXACT,
+        ("calculatedParameter" | "local", "fixed" | "tunable") => CALCULATED,
+        ("input", "discrete" | "continuous") => &[],
+        ("output" | "local", "discrete" | "continuous") => ANY,
+        ("independent", "continuous") => &[],
+        _ => return None,
+    })
+}
+
+fn combinations(d: &Description) -> Result<(), String> {
+    for v in &d.variables {
+        let (c, var) = (v.causality(), v.variability());
+        let allowed = allowed_initial(c, var)
+            .ok_or_else(|| format!("{}: causality {c} with variability {var}", v.label()))?;
+        if let Some(i) = &v.initial {
+            if !allowed.contains(&i.as_str()) && c != "input" {
+                return Err(format!("{}: {c}/{var} with initial=\"{i}\"", v.label()));
+            }
+        }
+        if var == "continuous" && v.kind != "Real" {
+            return Err(format!("{}: a continuous {} variable", v.label(), v.kind));
+        }
+    }
+    Ok(())
+}
+
+fn start_required(d: &Description) -> Result<(), String> {
+    for v in &d.variables {
+        let needed = matches!(v.causality(), "input" | "parameter")
+            || matches!(v.initial(), Some("exact" | "approx"));
+        if needed && v.start().is_none() {
+            return Err(format!("{} has no start value", v.label()));
+        }
+    }
+    Ok(())
+}
+
+fn start_forbidden(d: &Description) -> Result<(), String> {
+    for v in &d.variables {
+        let forbidden = v.initial() == Some("calculated") || v.causality() == "independent";
+        if forbidden && v.start().is_some() {
+            return Err(format!(
+                "{} ({}) has a start value",
+                v.label(),
+                v.causality()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Inputs take no `initial` (the standard's table; FMPy accepts one, fmi4c and
+/// the standard's own checker do not).
+fn no_initial_on_inputs(d: &Description) -> Result<(), String> {
+    for v in &d.variables {
+        if let (Some(i), "input") = (&v.initial, v.causality()) {
+            return Err(format!("input {} has initial=\"{i}\"", v.label()));
+        }
+    }
+    Ok(())
+}
+
+fn default_experiment(d: &Description) -> Result<(), String> {
+    let Some(e) = &d.default_experiment else {
+        return Ok(());
+    };
+    let number = |key: &str| -> Result<Option<f64>, String> {
+        e.get(key)
+            .map(|t| match t.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(v),
+                _ => Err(format!("{key}=\"{t}\" is not a finite number")),
+            })
+            .transpose()
+    };
+    let (start, stop) = (number("startTime")?, number("stopTime")?);
+    if let Some(stop) = stop {
+        let start = start.unwrap_or(0.0);
+        if !(stop > start) {
+            return Err(format!("stopTime {stop} is not after startTime {start}"));
+        }
+    }
+    for key in ["stepSize", "tolerance"] {
+        if let Some(v) = number(key)? {
+            if !(v > 0.0) {
+                return Err(format!("{key} {v} is not positive"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn units(d: &Description) -> Result<(), String> {
+    for v in &d.variables {
+        if let Some(u) = v.type_attributes.get("unit") {
+            if !d.units.contains(u) {
+                return Err(format!(
+                    "{} has unit \"{u}\", not in UnitDefinitions",
+                    v.label()
+                ));
+            }
+        }
+    }
+    Ok(())
+}

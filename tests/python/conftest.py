@@ -19,6 +19,8 @@ Table of contents of the suite
                                   pwa feedback vs solve_ivp, friction, servo, an algebraic loop
   test_documentation.py           documentation/index.html of FMUs and out/index.html in headless
                                   Chromium: screenshot not blank, plot in the DOM, no console errors
+  test_sweep.py                   examples/sweep.py: a 64-point Dask sweep of coulomb_friction vs the
+                                  closed form, and == the same sweep run serially
 
 Helpers in this file
   fixtures      lcsfmu_bin, fmus (name -> built .fmu), scaled_spiral_fmu (test-only model with

@@ -32,8 +32,9 @@ for run in first second; do
     start=$(date +%s.%N)
     "$tmp/root/bin/lcsfmu" build model.toml -o "$run.fmu" >/dev/null
     echo "install test: $run build $(echo "$(date +%s.%N) - $start" | bc) s"
-    unzip -l "$run.fmu" | grep -q ' modelDescription.xml$'
-    unzip -l "$run.fmu" | grep -q ' binaries/linux64/sign_spiral.so$'
+    files=$(unzip -Z1 "$run.fmu")
+    grep -qx modelDescription.xml <<<"$files"
+    grep -qx binaries/linux64/sign_spiral.so <<<"$files"
 done
 "$tmp/root/bin/lcsfmu" check second.fmu >/dev/null
 

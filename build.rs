@@ -17,7 +17,7 @@ fn main() {
     let mut files = Vec::new();
     for dir in ["src", "template"] {
         println!("cargo:rerun-if-changed={dir}");
-        collect(&root, &root.join(dir), &mut files);
+        collect(&root.join(dir), &mut files);
     }
     for name in ["Cargo.toml", "Cargo.lock"] {
         println!("cargo:rerun-if-changed={name}");
@@ -56,14 +56,14 @@ fn main() {
     std::fs::write(out.join("embedded.rs"), code).unwrap();
 }
 
-fn collect(root: &Path, dir: &Path, files: &mut Vec<PathBuf>) {
+fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            collect(root, &path, files);
+            collect(&path, files);
         } else {
             files.push(path);
         }

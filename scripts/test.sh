@@ -26,5 +26,7 @@ for fmu in "$cache"/memcheck/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
         target/release/examples/fmu_cycles "$fmu" 1000 100
 done
+# Installed with the source tree gone, offline (scripts/install-test.sh).
+bash scripts/install-test.sh
 LCSFMU_BIN="$PWD/target/release/lcsfmu" LCSFMU_FMI_COSIM="$PWD/target/release/examples/fmi_cosim" \
     "$venv/bin/python" -m pytest tests/python -q

@@ -18,30 +18,107 @@ use std::process::Command;
 /// Where the sources and the build cache are.
 #[derive(Clone, Debug)]
 pub struct BuildEnv {
-    /// The lcsfmu source tree (it holds `fmu-template/` and the workspace `Cargo.lock`).
-    pub source_dir: PathBuf,
+    /// The lcsfmu source tree (it holds `fmu-template/`, `template/` and the
+    /// workspace `Cargo.lock`); `None`: the sources embedded in this binary,
+    /// written out under the cache and compiled offline.
+    pub source_dir: Option<PathBuf>,
     /// Cargo target directory shared by all FMU builds.
     pub cache_dir: PathBuf,
     /// Print cargo's output.
     pub verbose: bool,
 }
 
+/// The sources embedded by `build.rs`: `FILES` (path, contents) and their `HASH`.
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
+}
+
+/// `fmu-template/Cargo.toml`, which `cargo package` leaves out of the crate (a
+/// directory with its own manifest); the sources it names are in `template/`.
+const TEMPLATE_MANIFEST: &str = r#"[package]
+name = "fmu-template"
+version = "0.1.0"
+edition = "2021"
+publish = false
+# The sources live in ../template: cargo leaves a directory with its own
+# Cargo.toml out of the root crate's package, and the installed lcsfmu must carry
+# them (build.rs embeds them; `lcsfmu build` writes this manifest out again).
+build = "../template/build.rs"
+
+[lib]
+name = "fmu_template"
+path = "../template/src/lib.rs"
+crate-type = ["cdylib"]
+
+[dependencies]
+lcsfmu = { path = "..", default-features = false }
+"#;
+
 impl BuildEnv {
-    /// The source tree this binary was built from (or `$LCSFMU_SOURCE`), and its
-    /// `target/fmu-build` (or `$LCSFMU_CACHE`).
+    /// The source tree this binary was built from when it is still there (or
+    /// `$LCSFMU_SOURCE`), with its `target/fmu-build`; otherwise the embedded
+    /// sources and `$XDG_CACHE_HOME/lcsfmu` (`~/.cache/lcsfmu`). `$LCSFMU_CACHE`
+    /// overrides the cache in both cases.
     pub fn from_env() -> BuildEnv {
-        let source_dir = std::env::var_os("LCSFMU_SOURCE")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+        let source_dir = match std::env::var_os("LCSFMU_SOURCE") {
+            Some(dir) => Some(PathBuf::from(dir)),
+            None => {
+                let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+                (dir.join("fmu-template/Cargo.toml").is_file()
+                    && dir.join("template/src/lib.rs").is_file())
+                .then_some(dir)
+            }
+        };
         let cache_dir = std::env::var_os("LCSFMU_CACHE")
             .map(PathBuf::from)
-            .unwrap_or_else(|| source_dir.join("target").join("fmu-build"));
+            .unwrap_or_else(|| match &source_dir {
+                Some(dir) => dir.join("target").join("fmu-build"),
+                None => user_cache_dir().join("lcsfmu"),
+            });
         BuildEnv {
             source_dir,
             cache_dir,
             verbose: false,
         }
     }
+}
+
+fn user_cache_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+/// Writes the embedded sources into `<cache>/src/<version>-<hash>` once (the
+/// caller holds the build lock) and returns that directory.
+fn materialize(cache_dir: &Path) -> Result<PathBuf, Error> {
+    let dir =
+        cache_dir
+            .join("src")
+            .join(format!("{}-{}", env!("CARGO_PKG_VERSION"), embedded::HASH));
+    let done = dir.join(".complete");
+    if done.is_file() {
+        return Ok(dir);
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(io(&dir))?;
+    }
+    let template = [("fmu-template/Cargo.toml", TEMPLATE_MANIFEST.as_bytes())];
+    for (rel, bytes) in embedded::FILES.iter().chain(template.iter()) {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        std::fs::write(&path, bytes).map_err(io(&path))?;
+    }
+    std::fs::write(&done, "").map_err(io(&done))?;
+    Ok(dir)
 }
 
 /// The Rust source compiled into the FMU for `model`; the model itself is read
@@ -60,6 +137,16 @@ pub fn generated_source(model: &Model, guid: &str, origin: &str, json_file: &str
         model.nw(),
         model.np(),
     )
+}
+
+/// The error for a cargo that cannot be started.
+fn no_toolchain(cargo: &std::ffi::OsStr, e: &std::io::Error) -> Error {
+    Error::Build(format!(
+        "lcsfmu build needs a Rust toolchain (cargo) to compile the FMU, and `{}` cannot be run ({e}): \
+         install it with rustup (https://rustup.rs: `curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh`) \
+         and make sure cargo is on PATH (or point $CARGO at it)",
+        cargo.to_string_lossy()
+    ))
 }
 
 /// Compiles and packs `model` into `out`; returns the path written.
@@ -93,13 +180,20 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
         }
     }
 
-    let manifest = cwd.join(&env.source_dir).join("Cargo.toml");
+    // From the source tree: the workspace and its lock, as in development. From
+    // the embedded copy: offline, the dependencies come from the local registry
+    // cache that installing lcsfmu filled (cargo prunes the lock's dev-only
+    // entries, so it is not `--locked`).
+    let (manifest, network) = match &env.source_dir {
+        Some(dir) => (cwd.join(dir).join("Cargo.toml"), "--locked"),
+        None => (materialize(&cache_dir)?.join("Cargo.toml"), "--offline"),
+    };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
+    let mut cmd = Command::new(&cargo);
     cmd.args([
         "build",
         "--release",
-        "--locked",
+        network,
         "-p",
         "fmu-template",
         "--manifest-path",
@@ -116,9 +210,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
     if !env.verbose {
         cmd.arg("--quiet");
     }
-    let output = cmd
-        .output()
-        .map_err(|e| Error::Build(format!("cannot run cargo: {e}")))?;
+    let output = cmd.output().map_err(|e| no_toolchain(&cargo, &e))?;
     if !output.status.success() {
         return Err(Error::Build(format!(
             "cargo failed to compile the FMU for {} ({}):\n{}",
@@ -140,4 +232,31 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
     let page = docs::page(model, &guid);
     pack::pack(out, &model.name, &xml, &binary, &model.to_json(), &page).map_err(io(out))?;
     Ok(out.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_manifest_is_the_workspace_one() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fmu-template/Cargo.toml");
+        assert_eq!(TEMPLATE_MANIFEST, std::fs::read_to_string(path).unwrap());
+    }
+
+    #[test]
+    fn embedded_sources_hold_the_core_and_the_template() {
+        let names: Vec<&str> = embedded::FILES.iter().map(|(n, _)| *n).collect();
+        for name in [
+            "Cargo.toml",
+            "Cargo.lock",
+            "src/lib.rs",
+            "template/build.rs",
+            "template/src/lib.rs",
+        ] {
+            assert!(names.contains(&name), "{name} not in {names:?}");
+        }
+        let manifest = std::str::from_utf8(embedded::FILES[0].1).unwrap();
+        assert!(!manifest.contains("dev-dependencies") && !manifest.contains("[[bench]]"));
+    }
 }

@@ -1,0 +1,95 @@
+//! Embeds what `lcsfmu build` compiles into an FMU (the core's `src/`, the
+//! template in `template/`, the manifest and the lock file) so that an installed
+//! `lcsfmu` needs no source tree: `export.rs` writes them out into its cache.
+
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    // The FMU links the core without `tool`: nothing to embed there.
+    if std::env::var_os("CARGO_FEATURE_TOOL").is_none() {
+        return;
+    }
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let mut files = Vec::new();
+    for dir in ["src", "template"] {
+        println!("cargo:rerun-if-changed={dir}");
+        collect(&root.join(dir), &mut files);
+    }
+    for name in ["Cargo.toml", "Cargo.lock"] {
+        println!("cargo:rerun-if-changed={name}");
+    }
+    files.sort();
+    // The manifest without what only the source tree has (tests, benches, dev
+    // dependencies, the workspace with fmu-template's own directory).
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let manifest_out = out.join("Cargo.toml");
+    std::fs::write(&manifest_out, core_manifest(&manifest)).unwrap();
+    let mut entries = vec![("Cargo.toml".to_string(), manifest_out)];
+    entries.push(("Cargo.lock".to_string(), root.join("Cargo.lock")));
+    for path in files {
+        let rel = path
+            .strip_prefix(&root)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .replace('\\', "/");
+        entries.push((rel, path));
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut code = String::from("pub const FILES: &[(&str, &[u8])] = &[\n");
+    for (rel, path) in &entries {
+        rel.hash(&mut hasher);
+        std::fs::read(path).unwrap().hash(&mut hasher);
+        writeln!(
+            code,
+            "    ({rel:?}, include_bytes!({:?})),",
+            path.display().to_string()
+        )
+        .unwrap();
+    }
+    code.push_str("];\n");
+    writeln!(code, "pub const HASH: &str = \"{:016x}\";", hasher.finish()).unwrap();
+    std::fs::write(out.join("embedded.rs"), code).unwrap();
+}
+
+fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect(&path, files);
+        } else {
+            files.push(path);
+        }
+    }
+}
+
+/// `Cargo.toml` (as written in the repository, or as `cargo package` normalizes
+/// it) reduced to the core crate and the template as a workspace.
+fn core_manifest(manifest: &str) -> String {
+    let mut text =
+        String::from("[workspace]\nmembers = [\".\", \"fmu-template\"]\nresolver = \"2\"\n\n");
+    let mut keep = true;
+    for line in manifest.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            let name = t.trim_matches(|c| c == '[' || c == ']');
+            keep = !(name == "workspace"
+                || name.starts_with("workspace.")
+                || name.starts_with("dev-dependencies")
+                || (name.starts_with("target.") && name.contains("dev-dependencies"))
+                || matches!(t, "[[bench]]" | "[[test]]" | "[[example]]"));
+        }
+        if keep {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    text
+}

@@ -202,9 +202,7 @@ fn describe(model: &Model, kind: Kind, user: &str) -> String {
                 e.as_constant()
                     .map_or_else(|| "(parameter)".to_string(), number)
             };
-            if p.lo.as_constant() == Some(f64::NEG_INFINITY)
-                && p.hi.as_constant() == Some(f64::INFINITY)
-            {
+            if p.is_free() {
                 "algebraic variable: its y is 0".to_string()
             } else {
                 format!(

@@ -146,21 +146,14 @@ fn print_blocks(model: &Model) {
     }
     println!("\nblocks and what they became:");
     for b in &model.blocks {
-        let settings: Vec<String> = b
-            .settings
-            .iter()
-            .map(|(k, v)| format!("{k} = {v}"))
-            .collect();
-        println!("  {} = {}({})", b.name, b.kind, settings.join(", "));
+        println!("  {} = {}({})", b.name, b.kind, b.settings_text());
         for law in &b.laws {
             println!("      {law}");
         }
         let (mut pairs, mut algebraic) = (vec![], vec![]);
         for &j in &b.pairs {
             let p = &model.pairs[j];
-            let free = p.lo.as_constant() == Some(f64::NEG_INFINITY)
-                && p.hi.as_constant() == Some(f64::INFINITY);
-            if free {
+            if p.is_free() {
                 algebraic.push(p.name.as_str());
             } else {
                 pairs.push(p.name.as_str());

@@ -72,17 +72,13 @@ pub(super) fn first_order_written(h: &mut String, model: &Model, n: &Names) {
                     <th>settings</th><th>laws</th></tr>\n",
         );
         for b in &model.blocks {
-            let settings: Vec<String> = b
-                .settings
-                .iter()
-                .map(|(k, v)| format!("{k} = {v}"))
-                .collect();
+            let settings = b.settings_text();
             write!(
                 h,
                 "<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td class=\"law\">",
                 esc(&b.name),
                 esc(&b.kind),
-                esc(&settings.join(", "))
+                esc(&settings)
             )
             .unwrap();
             let laws: Vec<String> = b.laws.iter().map(|l| esc(l)).collect();

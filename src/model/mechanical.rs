@@ -376,7 +376,7 @@ impl Validator<'_> {
     }
 
     /// A start value: a number, or a constant expression such as `"0.1 * 3"`.
-    fn constant(&self, field: &str, v: Option<&Value>) -> Res<f64> {
+    pub(super) fn constant(&self, field: &str, v: Option<&Value>) -> Res<f64> {
         let x = match v {
             None => 0.0,
             Some(Value::Number(x)) => *x,

@@ -71,6 +71,15 @@ pub struct Pair {
     pub algebraic: bool,
 }
 
+impl Pair {
+    /// Whether both bounds are infinite: an algebraic variable whose `y = 0`
+    /// is an equation (a block's output).
+    pub fn is_free(&self) -> bool {
+        self.lo.as_constant() == Some(f64::NEG_INFINITY)
+            && self.hi.as_constant() == Some(f64::INFINITY)
+    }
+}
+
 /// A sparse matrix of parameter expressions; absent entries are zero.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExprMatrix {
@@ -285,6 +294,18 @@ pub struct Block {
     /// The pairs it added (its output first when that is a pair) and its state.
     pub pairs: Vec<usize>,
     pub state: Option<usize>,
+}
+
+impl Block {
+    /// `input = ..., lo = ...` as written.
+    pub fn settings_text(&self) -> String {
+        let parts: Vec<String> = self
+            .settings
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        parts.join(", ")
+    }
 }
 
 /// A requirement on the parameters, checked when an FMU is initialized:

@@ -19,7 +19,6 @@ use super::expr::{self, Expr, Node};
 use super::raw::{RawBlock, RawModel, RawPair, RawSystem, RawVariable, Value};
 use super::validate::{MatrixContext, Names, Res, Validator};
 use super::{Block, Condition, ExprMatrix, Pair, System, Variable};
-use std::collections::HashMap;
 
 /// What the signal form lowers into.
 pub(super) struct Lowered {
@@ -145,7 +144,7 @@ impl Validator<'_> {
             names.declare(self, field.clone(), &b.name)?;
             let out = match kind.output() {
                 Output::State => {
-                    let start = self.constant_value(&format!("{field}.start"), b.start.as_ref())?;
+                    let start = self.constant(&format!("{field}.start"), b.start.as_ref())?;
                     states.push(Variable {
                         name: b.name.clone(),
                         start,
@@ -154,20 +153,12 @@ impl Validator<'_> {
                     });
                     Slot::State(states.len() - 1)
                 }
-                Output::Pair { lo, hi } => {
-                    pairs.push(pair(
-                        b.name.clone(),
-                        lo,
-                        hi,
-                        describe(b, kind, "output"),
-                        b,
-                        true,
-                    ));
-                    Slot::Pair(pairs.len() - 1)
-                }
-                // An algebraic variable: a free pair whose y = 0 is the block's equation.
-                Output::Free => {
-                    let (lo, hi) = (f64::NEG_INFINITY, f64::INFINITY);
+                // An algebraic variable is a free pair whose y = 0 is the block's equation.
+                output @ (Output::Pair { .. } | Output::Free) => {
+                    let (lo, hi) = match output {
+                        Output::Pair { lo, hi } => (lo, hi),
+                        _ => (f64::NEG_INFINITY, f64::INFINITY),
+                    };
                     pairs.push(pair(
                         b.name.clone(),
                         lo,
@@ -210,16 +201,7 @@ impl Validator<'_> {
             Slot::Pair(j) => nx + j,
         };
 
-        let mut symbols: HashMap<&str, Symbol> = HashMap::new();
-        for (i, v) in states.iter().enumerate() {
-            symbols.insert(&v.name, Symbol::Var(i));
-        }
-        for (j, p) in pairs.iter().enumerate() {
-            symbols.insert(&p.name, Symbol::Var(nx + j));
-        }
-        for (j, w) in inputs.iter().enumerate() {
-            symbols.insert(&w.name, Symbol::Var(nx + nu + j));
-        }
+        let symbols = super::validate::variable_symbols(&states, &pairs, inputs);
         let lookup = |n: &str| {
             symbols
                 .get(n)
@@ -316,25 +298,6 @@ impl Validator<'_> {
             blocks,
             conditions,
         })
-    }
-
-    /// A number or a constant expression (start values).
-    fn constant_value(&self, field: &str, v: Option<&Value>) -> Res<f64> {
-        let x = match v {
-            None => 0.0,
-            Some(Value::Number(x)) => *x,
-            Some(Value::Text(t)) => {
-                let node = expr::parse(t).map_err(|e| self.expr_error(field, t, e))?;
-                let e = Expr::compile(&node, &|_| None).map_err(|mut e| {
-                    e.message
-                        .push_str(" (a start value is a number or a constant expression)");
-                    self.expr_error(field, t, e)
-                })?;
-                e.eval(&[])
-            }
-        };
-        self.finite(field, x)?;
-        Ok(x)
     }
 
     /// A linear form given as a number or a text.

@@ -246,16 +246,7 @@ impl Validator<'_> {
         }
 
         let (nx, nu) = (states.len(), pairs.len());
-        let mut symbols: HashMap<&str, Symbol> = HashMap::new();
-        for (i, v) in states.iter().enumerate() {
-            symbols.insert(&v.name, Symbol::Var(i));
-        }
-        for (j, p) in pairs.iter().enumerate() {
-            symbols.insert(&p.name, Symbol::Var(nx + j));
-        }
-        for (j, w) in inputs.iter().enumerate() {
-            symbols.insert(&w.name, Symbol::Var(nx + nu + j));
-        }
+        let mut symbols = variable_symbols(&states, &pairs, &inputs);
         for (i, p) in parameters.iter().enumerate() {
             symbols.insert(&p.name, Symbol::Param(i));
         }
@@ -663,6 +654,27 @@ impl Validator<'_> {
         }
         Ok((constant, terms))
     }
+}
+
+/// The variables of linear forms by name: the states, then the pairs, then
+/// the inputs (`Symbol::Var` indices in that order).
+pub(super) fn variable_symbols<'m>(
+    states: &'m [Variable],
+    pairs: &'m [Pair],
+    inputs: &'m [Variable],
+) -> HashMap<&'m str, Symbol> {
+    let (nx, nu) = (states.len(), pairs.len());
+    let mut symbols = HashMap::new();
+    for (i, v) in states.iter().enumerate() {
+        symbols.insert(v.name.as_str(), Symbol::Var(i));
+    }
+    for (j, p) in pairs.iter().enumerate() {
+        symbols.insert(p.name.as_str(), Symbol::Var(nx + j));
+    }
+    for (j, w) in inputs.iter().enumerate() {
+        symbols.insert(w.name.as_str(), Symbol::Var(nx + nu + j));
+    }
+    symbols
 }
 
 /// How entries are compiled: parameter names and their default values.

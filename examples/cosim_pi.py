@@ -72,9 +72,11 @@ class Component:
         self.slave = FMU2Slave(guid=md.guid, unzipDirectory=self.unzipdir,
                                modelIdentifier=md.coSimulation.modelIdentifier,
                                instanceName=name)
+        self.instantiated = False
 
     def start(self, start_time: float, values: dict[str, float]) -> None:
         self.slave.instantiate()
+        self.instantiated = True
         self.slave.setupExperiment(startTime=start_time)
         self.set(values)
         self.slave.enterInitializationMode()
@@ -91,8 +93,13 @@ class Component:
         self.slave.doStep(currentCommunicationPoint=t, communicationStepSize=h)
 
     def close(self) -> None:
-        self.slave.terminate()
-        self.slave.freeInstance()
+        """Terminate and free (after a failure too, so the failure is what gets reported)."""
+        if self.instantiated:
+            try:
+                self.slave.terminate()
+            except Exception:
+                pass  # not allowed in every state (e.g. an error during initialization)
+            self.slave.freeInstance()
         shutil.rmtree(self.unzipdir, ignore_errors=True)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from fmpy import read_model_description
 
-from conftest import MODELS_DIR, REPO, Slave, assert_close, run_cli, write_input_csv
+from conftest import MODELS_DIR, REPO, assert_close, run_cli, write_input_csv
 
 spec = importlib.util.spec_from_file_location("cosim_pi", REPO / "examples" / "cosim_pi.py")
 cosim_pi = importlib.util.module_from_spec(spec)

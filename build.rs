@@ -76,15 +76,23 @@ fn core_manifest(manifest: &str) -> String {
     let mut text =
         String::from("[workspace]\nmembers = [\".\", \"fmu-template\"]\nresolver = \"2\"\n\n");
     let mut keep = true;
+    let mut in_package = false;
     for line in manifest.lines() {
         let t = line.trim();
         if t.starts_with('[') {
             let name = t.trim_matches(|c| c == '[' || c == ']');
+            in_package = name == "package";
             keep = !(name == "workspace"
                 || name.starts_with("workspace.")
                 || name.starts_with("dev-dependencies")
                 || (name.starts_with("target.") && name.contains("dev-dependencies"))
                 || matches!(t, "[[bench]]" | "[[test]]" | "[[example]]"));
+        }
+        // `cargo package` writes `build = "build.rs"` out; this script is not
+        // embedded (the FMU's core has nothing to embed), so cargo must not look for it.
+        let key = t.split('=').next().unwrap_or("").trim();
+        if in_package && key == "build" {
+            continue;
         }
         if keep {
             text.push_str(line);

@@ -21,6 +21,9 @@ Table of contents of the suite
                                   Chromium: screenshot not blank, plot in the DOM, no console errors
   test_sweep.py                   examples/sweep.py: a 64-point Dask sweep of coulomb_friction vs the
                                   closed form, and == the same sweep run serially
+  test_cosim.py                   examples/cosim_pi.py: coulomb_friction under a PythonFMU PI
+                                  controller (FMU2Slave master) == one-process loop (bitwise),
+                                  == closed form, == lcsfmu simulate replay; SSP == Jacobi master
 
 Helpers in this file
   fixtures      lcsfmu_bin, fmus (name -> built .fmu), scaled_spiral_fmu (test-only model with

@@ -121,6 +121,14 @@ impl Instance {
         inst
     }
 
+    /// Runs the steps at the compile-time sizes `NX`, `NU`, `NW`, as an FMU
+    /// compiled for this model does; returns whether they apply (the theta-method
+    /// on a model of these sizes, each at most [`crate::scheme::dims::FIXED_LIMIT`]).
+    /// The same step code runs either way, so the numbers are the same bit for bit.
+    pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
+        self.stepper.specialize::<NX, NU, NW>()
+    }
+
     fn load_start_values(&mut self) {
         self.params = self.model.default_parameters();
         self.inputs = self.model.inputs.iter().map(|v| v.start).collect();
@@ -274,7 +282,11 @@ impl Instance {
         let hs = h / n as f64;
         // Adopt the master's clock: it is within rounding of ours and avoids drift.
         self.time = t;
-        self.last_report = StepReport::default();
+        // Only the event-driven scheme reports what a step took.
+        let reports = self.stepper.event().is_some();
+        if reports {
+            self.last_report = StepReport::default();
+        }
         for k in 1..=n {
             if let Err(why) = self.stepper.step(&self.lcs, &self.states, &self.inputs, hs) {
                 self.last_successful_time = self.time;
@@ -297,7 +309,9 @@ impl Instance {
             self.time = if k == n { t + h } else { t + k as f64 * hs };
         }
         self.last_successful_time = self.time;
-        self.totals.add(&self.last_report);
+        if reports {
+            self.totals.add(&self.last_report);
+        }
         Ok(())
     }
 

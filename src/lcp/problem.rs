@@ -270,7 +270,8 @@ pub(super) fn judge(
         // max/min rather than clamp, which panics on NaN; NaN is caught below.
         let d = (u[i] - (u[i] - w[i]).max(lo[i]).min(hi[i])).abs();
         // An infinite w_i at a bound passes the residual but is no answer.
-        sane &= w[i].is_finite() && !d.is_nan();
+        // `abs() < inf`: `is_finite` in one comparison (NaN fails it).
+        sane &= w[i].abs() < f64::INFINITY && !d.is_nan();
         r = r.max(d);
     }
     if !sane {

@@ -61,9 +61,13 @@ impl Dims for Dyn {
 pub struct Fixed<const NX: usize, const NU: usize, const NW: usize>;
 
 impl<const NX: usize, const NU: usize, const NW: usize> Fixed<NX, NU, NW> {
+    /// Whether these sizes are small enough to pay off. A constant, so that for a
+    /// large model the compiler does not even generate the fixed-size step.
+    pub const SMALL: bool = NX <= FIXED_LIMIT && NU <= FIXED_LIMIT && NW <= FIXED_LIMIT;
+
     /// Whether these sizes are an instance's and small enough to pay off.
     pub fn fits(nx: usize, nu: usize, nw: usize) -> bool {
-        (nx, nu, nw) == (NX, NU, NW) && NX.max(NU).max(NW) <= FIXED_LIMIT
+        Self::SMALL && (nx, nu, nw) == (NX, NU, NW)
     }
 }
 

@@ -91,7 +91,8 @@ pub(crate) fn tidy(v: &mut [f64]) -> bool {
         if x.abs() < f64::MIN_POSITIVE {
             *x = 0.0;
         }
-        finite &= x.is_finite();
+        // A comparison, not `is_finite` (integer bit tests); NaN fails it too.
+        finite &= x.abs() < f64::INFINITY;
     }
     finite
 }

@@ -196,11 +196,12 @@ impl ThetaStepper {
     /// they are this stepper's (and within [`super::dims::FIXED_LIMIT`]); returns whether it
     /// does. The numbers are the same either way (see [`super::dims`]).
     pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
-        let fits = Fixed::<NX, NU, NW>::fits(self.nx, self.nu, self.nw);
-        if fits {
-            self.step_fn = Self::step_in::<Fixed<NX, NU, NW>>;
+        // A constant condition first: a large model's FMU never instantiates the step.
+        if !Fixed::<NX, NU, NW>::SMALL || !Fixed::<NX, NU, NW>::fits(self.nx, self.nu, self.nw) {
+            return false;
         }
-        fits
+        self.step_fn = Self::step_in::<Fixed<NX, NU, NW>>;
+        true
     }
 
     /// The step, written once for run-time and compile-time sizes.

@@ -7,8 +7,18 @@
 //! complementarity (`x' = -x`) built the same way gives the floor that the FMI
 //! shell and the theta step cost without any LCP.
 //!
+//! A peer from outside the project can be measured in the same run: set
+//! `LCSFMU_PEER_BOUNCINGBALL` to the `BouncingBall.fmu` of the Modelica Reference
+//! FMUs (built from modelica/Reference-FMUs with `-DFMI_VERSION=2
+//! -DCMAKE_BUILD_TYPE=Release`; nothing of it is in this repository). It is
+//! stepped with its own fixed solver step, 1 ms, so each `fmi2DoStep` is one
+//! explicit Euler step without any LCP; without the variable that line and its
+//! ratios are left out.
+//!
 //! Run: `cargo bench --bench dostep`. Figures depend on the machine; they are
-//! printed, never asserted.
+//! printed, never asserted. The five rounds visit every FMU in turn, so a
+//! burst of load on a shared machine hits all of them alike, and the ratios
+//! compare minima taken over the same stretch of time.
 
 use lcsfmu::export::{self, BuildEnv};
 use lcsfmu::model::{validate, Model};
@@ -45,21 +55,30 @@ struct Fmu {
     guid: CString,
 }
 
+/// The value of the first `attribute="..."` in an XML text.
+fn attribute<'a>(xml: &'a str, attribute: &str) -> Option<&'a str> {
+    let from = xml.find(&format!(" {attribute}=\""))? + attribute.len() + 3;
+    xml[from..].split('"').next()
+}
+
 impl Fmu {
-    /// Extracts and loads the binary of an FMU built by lcsfmu.
-    fn load(fmu: &Path, model: &Model, dir: &Path) -> Fmu {
-        let file = std::fs::File::open(fmu).unwrap();
+    /// Extracts and loads the binary of an FMU (its identifier and GUID read
+    /// from its modelDescription.xml).
+    fn load(fmu: &Path, dir: &Path) -> Fmu {
+        let file = std::fs::File::open(fmu).unwrap_or_else(|e| panic!("{}: {e}", fmu.display()));
         let mut zip = zip::ZipArchive::new(file).unwrap();
-        let so = dir.join(format!("{}.so", model.name));
-        let mut entry = zip
-            .by_name(&format!("binaries/linux64/{}.so", model.name))
+        let mut xml = String::new();
+        std::io::Read::read_to_string(&mut zip.by_name("modelDescription.xml").unwrap(), &mut xml)
             .unwrap();
+        let id = attribute(&xml, "modelIdentifier").expect("modelIdentifier");
+        let guid = CString::new(attribute(&xml, "guid").expect("guid")).unwrap();
+        let so = dir.join(format!("{id}.so"));
+        let mut entry = zip.by_name(&format!("binaries/linux64/{id}.so")).unwrap();
         std::io::copy(&mut entry, &mut std::fs::File::create(&so).unwrap()).unwrap();
         let path = CString::new(so.to_str().unwrap()).unwrap();
-        // SAFETY: loading a library this project built; its initializers are Rust's.
+        // SAFETY: loading an FMU binary, as any FMI importer does.
         let lib = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
         assert!(!lib.is_null(), "dlopen {}", so.display());
-        let guid = CString::new(lcsfmu::model_description::guid(model)).unwrap();
         Fmu { lib, guid }
     }
 
@@ -82,7 +101,8 @@ impl Fmu {
         let do_step: DoStep = self.sym("fmi2DoStep");
         let free: Free = self.sym("fmi2FreeInstance");
         let cb = Callbacks {
-            logger: std::ptr::null(),
+            // lcsfmu accepts a NULL logger, the Reference FMUs do not.
+            logger: quiet as *const c_void,
             allocate: std::ptr::null(),
             free: std::ptr::null(),
             step_finished: std::ptr::null(),
@@ -115,6 +135,18 @@ impl Fmu {
             ns
         }
     }
+}
+
+/// A logger that drops every message. FMUs call it as a C variadic function; the
+/// System V x86-64 convention lets a callee that reads only the fixed arguments
+/// ignore the rest (and nothing is logged on the measured path).
+unsafe extern "C" fn quiet(
+    _env: *mut c_void,
+    _name: *const c_char,
+    _status: c_int,
+    _category: *const c_char,
+    _message: *const c_char,
+) {
 }
 
 fn timed_build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> f64 {
@@ -172,13 +204,45 @@ fn main() {
         &env,
     );
 
-    println!("\nns per fmi2DoStep through the C ABI (best of 5 runs of 1e6 steps):");
-    for (model, _) in &models {
-        let fmu = Fmu::load(&dir.join(format!("{}.fmu", model.name)), model, &dir);
-        let h = model.experiment.step;
-        let best = (0..5)
-            .map(|_| fmu.ns_per_step(h, 1_000_000))
-            .fold(f64::INFINITY, f64::min);
-        println!("  {:<22} h = {h:<6} {best:>7.1} ns", model.name);
+    // Name, step size and binary of every FMU measured.
+    let mut fmus: Vec<(String, f64, Fmu)> = models
+        .iter()
+        .map(|(model, _)| {
+            let fmu = Fmu::load(&dir.join(format!("{}.fmu", model.name)), &dir);
+            (model.name.clone(), model.experiment.step, fmu)
+        })
+        .collect();
+    if let Some(peer) = std::env::var_os("LCSFMU_PEER_BOUNCINGBALL") {
+        let peer_dir = dir.join("peer");
+        std::fs::create_dir_all(&peer_dir).unwrap();
+        // The Reference FMUs' fixed solver step: one Euler step per doStep.
+        let fmu = Fmu::load(Path::new(&peer), &peer_dir);
+        fmus.push(("BouncingBall (Reference FMUs)".into(), 1e-3, fmu));
+    }
+    let mut best = vec![f64::INFINITY; fmus.len()];
+    for _ in 0..5 {
+        for ((_, h, fmu), best) in fmus.iter().zip(best.iter_mut()) {
+            *best = best.min(fmu.ns_per_step(*h, 1_000_000));
+        }
+    }
+    println!("\nns per fmi2DoStep through the C ABI (best of 5 rounds of 1e6 steps):");
+    for ((name, h, _), ns) in fmus.iter().zip(&best) {
+        println!("  {name:<30} h = {h:<6} {ns:>7.1} ns");
+    }
+    let ns = |name: &str| {
+        fmus.iter()
+            .position(|(n, _, _)| n.starts_with(name))
+            .map(|i| best[i])
+    };
+    println!("\nratios measured in this run:");
+    for lcp in ["sign_spiral", "coulomb_friction"] {
+        let (Some(a), Some(decay)) = (ns(lcp), ns("decay")) else {
+            continue;
+        };
+        print!("  {lcp:<18} / decay {:>5.2}", a / decay);
+        match ns("BouncingBall") {
+            Some(ball) => println!("   / BouncingBall {:>5.2}", a / ball),
+            None => println!("   (set LCSFMU_PEER_BOUNCINGBALL for the peer ratio)"),
+        }
     }
 }

@@ -34,7 +34,7 @@ pub fn gemv_acc(y: &mut [f64], a: &DMatrix<f64>, x: &[f64]) {
 /// `y = b + A x` for a column-major `A` with `y.len()` rows (one pass, no
 /// separate copy of `b`: for the tiny vectors of a step a `memcpy` call costs
 /// more than the arithmetic).
-#[inline]
+#[inline(always)]
 pub fn gemv_from(y: &mut [f64], b: &[f64], a: &DMatrix<f64>, x: &[f64]) {
     let (m, n) = (y.len(), x.len());
     let (a, b) = (&a.as_slice()[..m * n], &b[..m]);
@@ -111,10 +111,18 @@ impl Rows {
     /// `y = b + A x`.
     #[inline]
     pub fn mul_from(&self, y: &mut [f64], b: &[f64], x: &[f64]) {
-        let (m, n) = (self.rows, self.cols);
+        self.mul_from_sized(self.rows, self.cols, y, b, x)
+    }
+
+    /// [`Rows::mul_from`] with the shape `m × n` given by the caller, who may know
+    /// it at compile time (then the loops unroll); it must be this matrix's shape.
+    #[inline(always)]
+    pub fn mul_from_sized(&self, m: usize, n: usize, y: &mut [f64], b: &[f64], x: &[f64]) {
+        debug_assert_eq!((m, n), (self.rows, self.cols));
         let (y, b, x) = (&mut y[..m], &b[..m], &x[..n]);
+        let data = &self.data[..m * n];
         for i in 0..m {
-            let row = &self.data[i * n..i * n + n];
+            let row = &data[i * n..i * n + n];
             let mut s = b[i];
             for j in 0..n {
                 s += row[j] * x[j];
@@ -126,13 +134,20 @@ impl Rows {
     /// `y += A x`.
     #[inline]
     pub fn mul_acc(&self, y: &mut [f64], x: &[f64]) {
-        if self.cols == 0 {
+        self.mul_acc_sized(self.rows, self.cols, y, x)
+    }
+
+    /// [`Rows::mul_acc`] with the shape given, as for [`Rows::mul_from_sized`].
+    #[inline(always)]
+    pub fn mul_acc_sized(&self, m: usize, n: usize, y: &mut [f64], x: &[f64]) {
+        debug_assert_eq!((m, n), (self.rows, self.cols));
+        if n == 0 {
             return;
         }
-        let (m, n) = (self.rows, self.cols);
         let (y, x) = (&mut y[..m], &x[..n]);
+        let data = &self.data[..m * n];
         for i in 0..m {
-            let row = &self.data[i * n..i * n + n];
+            let row = &data[i * n..i * n + n];
             let mut s = y[i];
             for j in 0..n {
                 s += row[j] * x[j];
@@ -227,11 +242,34 @@ impl Lu {
 
     /// Overwrites `b[..k]` with the solution of the factored system; only
     /// meaningful after a factorization that returned true.
+    #[inline]
     pub fn solve(&self, b: &mut [f64]) {
-        let k = self.k;
-        let (a, b) = (&self.a[..k * k], &mut b[..k]);
+        // The orders of the warm-started LCP's free block: the same arithmetic
+        // with the loops unrolled.
+        match self.k {
+            1 => self.solve_order::<1>(b),
+            2 => self.solve_order::<2>(b),
+            3 => self.solve_order::<3>(b),
+            _ => self.solve_any(b),
+        }
+    }
+
+    #[inline(always)]
+    fn solve_order<const K: usize>(&self, b: &mut [f64]) {
+        debug_assert_eq!(K, self.k);
+        self.solve_k(K, b)
+    }
+
+    #[inline(never)]
+    fn solve_any(&self, b: &mut [f64]) {
+        self.solve_k(self.k, b)
+    }
+
+    #[inline(always)]
+    fn solve_k(&self, k: usize, b: &mut [f64]) {
+        let (a, piv, b) = (&self.a[..k * k], &self.piv[..k], &mut b[..k]);
         for j in 0..k {
-            b.swap(j, self.piv[j]);
+            b.swap(j, piv[j]);
         }
         for r in 1..k {
             let row = &a[r * k..r * k + r];

@@ -21,7 +21,7 @@ pub mod variables;
 use crate::lcp::Bound;
 use crate::lcs::Lcs;
 use crate::model::Model;
-use crate::scheme::{StepReport, Stepper};
+use crate::scheme::{StepError, StepReport, Stepper};
 use feedthrough::Feedthrough;
 use snapshot::{Sizes, Snapshot};
 use state::{allowed, Call, Phase};
@@ -119,6 +119,14 @@ impl Instance {
         };
         inst.load_start_values();
         inst
+    }
+
+    /// Runs the steps at the compile-time sizes `NX`, `NU`, `NW`, as an FMU
+    /// compiled for this model does; returns whether they apply (the theta-method
+    /// on a model of these sizes, each at most [`crate::scheme::dims::FIXED_LIMIT`]).
+    /// The same step code runs either way, so the numbers are the same bit for bit.
+    pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
+        self.stepper.specialize::<NX, NU, NW>()
     }
 
     fn load_start_values(&mut self) {
@@ -244,20 +252,18 @@ impl Instance {
 
     /// Advances from `t` (which must be the instance's time) by `h`.
     pub fn do_step(&mut self, t: f64, h: f64) -> FmiResult<()> {
-        self.check(Call::DoStep)?;
-        if !(h > 0.0 && h.is_finite()) {
-            return Err(FmiError::error(format!(
-                "communication step size {h} must be positive and finite"
-            )));
-        }
-        if !t.is_finite() || (t - self.time).abs() > 1e-10 * self.time.abs().max(1.0) {
-            return Err(FmiError::error(format!(
-                "currentCommunicationPoint {t} is not the FMU's time {}",
-                self.time
-            )));
-        }
-        if !(t + h).is_finite() {
-            return Err(FmiError::error(format!("t + h = {t} + {h} overflows")));
+        // One test on the common path; the refusal says which condition failed.
+        // Comparisons with infinity instead of `is_finite`, which compiles to
+        // integer bit tests: NaN fails every comparison, and with t finite and
+        // h > 0, t + h can only overflow upwards.
+        let valid = allowed(Call::DoStep, self.phase)
+            && h > 0.0
+            && h < f64::INFINITY
+            && t.abs() < f64::INFINITY
+            && !((t - self.time).abs() > 1e-10 * self.time.abs().max(1.0))
+            && t + h < f64::INFINITY;
+        if !valid {
+            return Err(self.refused_step(t, h));
         }
         let n = match self.model.scheme.max_step {
             Some(max) => {
@@ -271,22 +277,18 @@ impl Instance {
             }
             None => 1,
         };
-        let hs = h / n as f64;
+        // h / 1 is h exactly: the division is skipped, not the arithmetic changed.
+        let hs = if n == 1 { h } else { h / n as f64 };
         // Adopt the master's clock: it is within rounding of ours and avoids drift.
         self.time = t;
-        self.last_report = StepReport::default();
+        // Only the event-driven scheme reports what a step took.
+        let reports = self.stepper.event().is_some();
+        if reports {
+            self.last_report = StepReport::default();
+        }
         for k in 1..=n {
             if let Err(why) = self.stepper.step(&self.lcs, &self.states, &self.inputs, hs) {
-                self.last_successful_time = self.time;
-                self.terminated = true;
-                self.phase = Phase::StepFailed;
-                return Err(FmiError {
-                    severity: Severity::Discard,
-                    message: format!(
-                        "step from t = {} with h = {hs:e} (sub-step {k} of {n}) failed: {why}; the FMU keeps the state at t = {} and terminates",
-                        self.time, self.time
-                    ),
-                });
+                return Err(self.failed_step(why, hs, k, n));
             }
             if let Some(event) = self.stepper.event() {
                 let mut r = event.report;
@@ -297,8 +299,49 @@ impl Instance {
             self.time = if k == n { t + h } else { t + k as f64 * hs };
         }
         self.last_successful_time = self.time;
-        self.totals.add(&self.last_report);
+        if reports {
+            self.totals.add(&self.last_report);
+        }
         Ok(())
+    }
+
+    /// Why `do_step(t, h)` is refused (the first condition that fails); kept off
+    /// the step path.
+    #[cold]
+    #[inline(never)]
+    fn refused_step(&self, t: f64, h: f64) -> FmiError {
+        if let Err(e) = self.check(Call::DoStep) {
+            return e;
+        }
+        if !(h > 0.0 && h.is_finite()) {
+            return FmiError::error(format!(
+                "communication step size {h} must be positive and finite"
+            ));
+        }
+        if !t.is_finite() || (t - self.time).abs() > 1e-10 * self.time.abs().max(1.0) {
+            return FmiError::error(format!(
+                "currentCommunicationPoint {t} is not the FMU's time {}",
+                self.time
+            ));
+        }
+        FmiError::error(format!("t + h = {t} + {h} overflows"))
+    }
+
+    /// Ends the run after sub-step `k` of `n` failed: the state stays at the last
+    /// successful sub-step and the instance terminates.
+    #[cold]
+    #[inline(never)]
+    fn failed_step(&mut self, why: StepError, hs: f64, k: usize, n: usize) -> FmiError {
+        self.last_successful_time = self.time;
+        self.terminated = true;
+        self.phase = Phase::StepFailed;
+        FmiError {
+            severity: Severity::Discard,
+            message: format!(
+                "step from t = {} with h = {hs:e} (sub-step {k} of {n}) failed: {why}; the FMU keeps the state at t = {} and terminates",
+                self.time, self.time
+            ),
+        }
     }
 
     /// What the event-driven scheme did in the last step (None for the other schemes).

@@ -55,6 +55,7 @@ impl BlockSolver {
     }
 
     /// Recomputes what depends on the active set only.
+    #[inline(never)]
     fn rebuild(&mut self, p: &Problem, active: &[Bound]) {
         let n = p.n();
         self.key.copy_from_slice(&active[..n]);
@@ -91,22 +92,45 @@ impl BlockSolver {
     /// a pinned side is infinite or `M_FF` is singular; `u` is then garbage.
     /// The candidate is not verified here: see `problem::verify`.
     pub(super) fn solve(&mut self, p: &Problem, active: &[Bound], u: &mut [f64]) -> bool {
-        let n = p.n();
+        self.solve_sized(p.n(), p, active, u)
+    }
+
+    /// [`BlockSolver::solve`] for a problem of size `n`, which the warm-started
+    /// step may know at compile time (the loops over `n` then unroll; the free
+    /// block's order stays a run-time number).
+    #[inline(always)]
+    pub(super) fn solve_sized(
+        &mut self,
+        n: usize,
+        p: &Problem,
+        active: &[Bound],
+        u: &mut [f64],
+    ) -> bool {
+        debug_assert_eq!(n, p.n());
+        let (key, active) = (&self.key[..n], &active[..n]);
         // An inline comparison: for a handful of bytes a memcmp call costs more.
-        if !(self.valid && self.key.iter().zip(active).all(|(a, b)| a == b)) {
+        let mut same = self.valid;
+        for i in 0..n {
+            same &= key[i] == active[i];
+        }
+        if !same {
             self.rebuild(p, active);
         }
         if !self.usable {
             return false;
         }
-        let (k, idx) = (self.k, &self.idx[..self.k]);
-        for (r, &i) in self.rhs[..k].iter_mut().zip(idx) {
-            *r = -(p.q[i] + self.c[i]);
+        let (q, c) = (&p.q.as_slice()[..n], &self.c[..n]);
+        let k = self.k.min(n);
+        let (idx, rhs) = (&self.idx[..k], &mut self.rhs[..k]);
+        for r in 0..k {
+            let i = idx[r];
+            rhs[r] = -(q[i] + c[i]);
         }
-        self.lu.solve(&mut self.rhs[..k]);
-        u[..n].copy_from_slice(&self.pinned[..n]);
-        for (&v, &i) in self.rhs[..k].iter().zip(idx) {
-            u[i] = v;
+        self.lu.solve(rhs);
+        let u = &mut u[..n];
+        u.copy_from_slice(&self.pinned[..n]);
+        for r in 0..k {
+            u[idx[r]] = rhs[r];
         }
         true
     }

@@ -101,14 +101,21 @@ impl Problem {
 }
 
 /// [`Problem::scale`] on plain slices (of one length), shared with the band solver.
-#[inline]
+#[inline(always)]
 pub(super) fn scale_of(q: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
-    // Index loops: this runs in every verification, on vectors of a few entries.
     let n = q.len();
+    scale_with(q, bound_scale(&lo[..n], &hi[..n]))
+}
+
+/// The bounds' part of [`scale_of`]: the largest finite bound in magnitude
+/// (the solver keeps it between solves, as the bounds rarely change).
+#[inline(always)]
+pub(super) fn bound_scale(lo: &[f64], hi: &[f64]) -> f64 {
+    // Index loops: this runs in every verification, on vectors of a few entries.
+    let n = lo.len();
     let (lo, hi) = (&lo[..n], &hi[..n]);
-    let (mut s, mut b) = (0.0f64, 0.0f64);
+    let mut b = 0.0f64;
     for i in 0..n {
-        s = s.max(q[i].abs());
         if lo[i].is_finite() {
             b = b.max(lo[i].abs());
         }
@@ -116,10 +123,21 @@ pub(super) fn scale_of(q: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
             b = b.max(hi[i].abs());
         }
     }
+    b
+}
+
+/// [`scale_of`] with the bounds' part `b` given.
+#[inline(always)]
+pub(super) fn scale_with(q: &[f64], b: f64) -> f64 {
+    let mut s = 0.0f64;
+    for &x in q {
+        s = s.max(x.abs());
+    }
     1.0 + s + b
 }
 
 /// Non-allocating form of [`check_entry`] for the per-solve check.
+#[inline(always)]
 pub(super) fn entry_ok(q: f64, lo: f64, hi: f64) -> bool {
     // `lo <= hi` is false for NaN, so NaN bounds are rejected too.
     q.is_finite() && lo <= hi && lo != f64::INFINITY && hi != f64::NEG_INFINITY
@@ -187,16 +205,38 @@ pub(super) fn mul_add(p: &Problem, u: &[f64], w: &mut [f64]) {
 /// returned together with the verdict.
 pub(super) fn verify(p: &Problem, u: &mut [f64], w: &mut [f64], tol: f64) -> (bool, f64) {
     let n = p.n();
-    let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
-    let thr = tol * p.scale();
+    let b = bound_scale(&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
+    verify_sized(n, p, u, w, tol, b)
+}
+
+/// [`verify`] for a problem of size `n`, which the warm-started step may know at
+/// compile time, with the bounds' part of the scale, `b = bound_scale(lo, hi)`,
+/// kept by the caller (the same operations in the same order: only the loops
+/// unroll and the bounds are not scanned again).
+#[inline(always)]
+pub(super) fn verify_sized(
+    n: usize,
+    p: &Problem,
+    u: &mut [f64],
+    w: &mut [f64],
+    tol: f64,
+    b: f64,
+) -> (bool, f64) {
+    debug_assert_eq!(n, p.n());
+    let (q, lo, hi) = (
+        &p.q.as_slice()[..n],
+        &p.lo.as_slice()[..n],
+        &p.hi.as_slice()[..n],
+    );
+    let thr = tol * scale_with(q, b);
     let in_box = clamp_to_box(lo, hi, &mut u[..n], thr);
-    mul_add(p, u, w);
+    crate::linalg::gemv_from(&mut w[..n], q, &p.m, &u[..n]);
     judge(lo, hi, &u[..n], &w[..n], thr, in_box)
 }
 
 /// First half of a verification, on slices: clamps `u` into the box and
 /// returns whether it was within `thr` of it before (NaN is not).
-#[inline]
+#[inline(always)]
 pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], thr: f64) -> bool {
     // This runs on every step (it is most of a warm-started solve): plain index
     // loops, the clamp and the residual each one pass around M u.
@@ -213,7 +253,7 @@ pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], thr: f64) -> b
 
 /// Second half of a verification, once the caller has recomputed
 /// `w = M u + q` from the clamped `u`: the verdict and the residual.
-#[inline]
+#[inline(always)]
 pub(super) fn judge(
     lo: &[f64],
     hi: &[f64],
@@ -230,7 +270,8 @@ pub(super) fn judge(
         // max/min rather than clamp, which panics on NaN; NaN is caught below.
         let d = (u[i] - (u[i] - w[i]).max(lo[i]).min(hi[i])).abs();
         // An infinite w_i at a bound passes the residual but is no answer.
-        sane &= w[i].is_finite() && !d.is_nan();
+        // `abs() < inf`: `is_finite` in one comparison (NaN fails it).
+        sane &= w[i].abs() < f64::INFINITY && !d.is_nan();
         r = r.max(d);
     }
     if !sane {

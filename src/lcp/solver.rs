@@ -12,7 +12,7 @@
 use super::active::{self, BlockSolver};
 use super::enumerate;
 use super::lemke::{Lemke, Outcome};
-use super::problem::{classify, entry_ok, verify};
+use super::problem::{bound_scale, classify, entry_ok, verify, verify_sized};
 use super::transform::Reformulation;
 use super::{Bound, Info, Method, Problem, Settings, Status};
 
@@ -30,6 +30,9 @@ pub struct Solver {
     /// against the current bounds; cleared when bounds or active set change,
     /// so the common step skips that O(n) pass.
     bounds_checked: bool,
+    /// The bounds' part of the verification scale (`problem::bound_scale`),
+    /// taken with the check above.
+    bound_scale: f64,
     block: BlockSolver,
     reform: Reformulation,
     lemke: Lemke,
@@ -51,6 +54,7 @@ impl Solver {
             lo_finite: vec![true; n],
             hi_finite: vec![false; n],
             bounds_checked: false,
+            bound_scale: 0.0,
             block: BlockSolver::new(n),
             reform: Reformulation::new(n),
             lemke: Lemke::new(2 * n),
@@ -112,30 +116,36 @@ impl Solver {
     /// panics. On `Status::Solved` the pair is verified (see
     /// [`Problem::scale`]) and the active set is updated from it; otherwise
     /// `u` and `w` are filled with NaN and the active set is left alone.
-    /// Only sizes and the finiteness of `q` and the bounds are checked here:
-    /// a non-finite `M` is caught by verification, not by validation.
+    /// Only sizes, the finiteness of `q` and the bounds are checked here (the
+    /// bounds at the first solve and after [`Solver::matrix_changed`], which
+    /// must follow any change of them): a non-finite `M` is caught by
+    /// verification, not by validation.
     pub fn solve(&mut self, p: &Problem, u: &mut [f64], w: &mut [f64]) -> Info {
-        if !self.sizes_ok(p, u, w) {
+        self.solve_sized(self.n, p, u, w)
+    }
+
+    /// [`Solver::solve`] for a solver of size `n` (which must be [`Solver::n`]):
+    /// a caller that knows `n` at compile time gets the warm start with its
+    /// loops unrolled. The same operations in the same order as any other
+    /// caller's, so the same numbers; the pivoting fallback is not inlined.
+    #[inline(always)]
+    pub fn solve_sized(&mut self, n: usize, p: &Problem, u: &mut [f64], w: &mut [f64]) -> Info {
+        debug_assert_eq!(n, self.n);
+        // The bounds are checked when they change (and the caller says so), `q`
+        // on every call.
+        if !self.sizes_ok(n, p, u, w) || !(self.bounds_checked || self.check_bounds(p)) {
             u.fill(f64::NAN);
             w.fill(f64::NAN);
             return info(Status::InvalidProblem, Method::None, f64::NAN, 0);
         }
-        if !self.bounds_checked {
-            for i in 0..self.n {
-                self.lo_finite[i] = p.lo[i].is_finite();
-                self.hi_finite[i] = p.hi[i].is_finite();
-            }
-            active::sanitize(p, &mut self.active);
-            self.bounds_checked = true;
-        }
-        if self.n == 0 {
+        if n == 0 {
             return info(Status::Solved, Method::None, 0.0, 0);
         }
         let tol = self.settings.tol;
         let mut best = f64::NAN;
 
-        if self.settings.warm_start && self.block.solve(p, &self.active, u) {
-            let (ok, r) = verify(p, u, w, tol);
+        if self.settings.warm_start && self.block.solve_sized(n, p, &self.active, u) {
+            let (ok, r) = verify_sized(n, p, u, w, tol, self.bound_scale);
             if ok {
                 // The active set just verified; keeping it as is (rather than
                 // re-reading it off u) saves a pass on the common step.
@@ -143,7 +153,33 @@ impl Solver {
             }
             best = best.min(r);
         }
+        self.solve_cold(p, u, w, best)
+    }
 
+    /// Checks the bounds; when they are valid, records their finiteness and
+    /// scale, makes the active set fit them and returns true. Invalid bounds
+    /// change nothing.
+    #[inline(never)]
+    fn check_bounds(&mut self, p: &Problem) -> bool {
+        let n = self.n;
+        let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
+        if !(0..n).all(|i| entry_ok(0.0, lo[i], hi[i])) {
+            return false;
+        }
+        self.bound_scale = bound_scale(lo, hi);
+        for i in 0..n {
+            self.lo_finite[i] = p.lo[i].is_finite();
+            self.hi_finite[i] = p.hi[i].is_finite();
+        }
+        active::sanitize(p, &mut self.active);
+        self.bounds_checked = true;
+        true
+    }
+
+    /// The robust path after a failed warm start (`best`: its residual, or NaN).
+    #[inline(never)]
+    fn solve_cold(&mut self, p: &Problem, u: &mut [f64], w: &mut [f64], mut best: f64) -> Info {
+        let tol = self.settings.tol;
         let (outcome, pivots) = self.lemke(p);
         if outcome == Outcome::Solution {
             match self.polish(p, u, w) {
@@ -181,8 +217,8 @@ impl Solver {
     }
 
     /// The cheap per-call check: sizes, finite `q`, sane bounds.
-    fn sizes_ok(&self, p: &Problem, u: &[f64], w: &[f64]) -> bool {
-        let n = self.n;
+    #[inline(always)]
+    fn sizes_ok(&self, n: usize, p: &Problem, u: &[f64], w: &[f64]) -> bool {
         let sizes = p.m.nrows() == n
             && p.m.ncols() == n
             && p.q.len() == n
@@ -190,7 +226,23 @@ impl Solver {
             && p.hi.len() == n
             && u.len() == n
             && w.len() == n;
-        sizes && (0..n).all(|i| entry_ok(p.q[i], p.lo[i], p.hi[i]))
+        if !sizes {
+            return false;
+        }
+        let (q, lo, hi) = (
+            &p.q.as_slice()[..n],
+            &p.lo.as_slice()[..n],
+            &p.hi.as_slice()[..n],
+        );
+        let mut ok = true;
+        for &x in q {
+            // The same as `is_finite` (NaN fails too), in one comparison.
+            ok &= x.abs() < f64::INFINITY;
+        }
+        // Bounds that changed without `matrix_changed` break the solver's contract
+        // anyway; checked here in debug builds only.
+        debug_assert!((0..n).all(|i| !self.bounds_checked || entry_ok(q[i], lo[i], hi[i])));
+        ok
     }
 
     /// Builds the reformulated tableau and runs Lemke on it.

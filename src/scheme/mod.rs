@@ -11,6 +11,7 @@
 //! [`MechSystem`]: crate::mechanics::MechSystem
 
 mod contact;
+pub mod dims;
 pub mod event;
 mod mechanical;
 mod mode;
@@ -90,7 +91,8 @@ pub(crate) fn tidy(v: &mut [f64]) -> bool {
         if x.abs() < f64::MIN_POSITIVE {
             *x = 0.0;
         }
-        finite &= x.is_finite();
+        // A comparison, not `is_finite` (integer bit tests); NaN fails it too.
+        finite &= x.abs() < f64::INFINITY;
     }
     finite
 }
@@ -203,6 +205,16 @@ impl Stepper {
                 model.nw(),
                 model.scheme.theta,
             )),
+        }
+    }
+
+    /// Runs the step at the compile-time sizes `NX`, `NU`, `NW` (see [`dims`]) when
+    /// the scheme has such a step (the theta-method) and they are this model's;
+    /// returns whether it does. The numbers do not change.
+    pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
+        match self {
+            Stepper::Theta(s) => s.specialize::<NX, NU, NW>(),
+            Stepper::Mechanical(_) | Stepper::Event(_) => false,
         }
     }
 

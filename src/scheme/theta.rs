@@ -13,15 +13,24 @@
 //! result into the stepper's own buffers; the caller commits it only when the LCP
 //! was solved, so a failed step leaves the caller's state untouched.
 
+use super::dims::{Dims, Dyn, Fixed};
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
 use crate::linalg::{gemv_acc, Lu, Rows};
 use nalgebra::{DMatrix, DVector};
 
+/// The step at run-time or compile-time sizes: [`ThetaStepper::step_in`] for one [`Dims`].
+type StepFn = fn(&mut ThetaStepper, &Lcs, &[f64], &[f64], f64) -> Result<lcp::Info, StepError>;
+
 /// Per-instance time-stepping workspace.
 pub struct ThetaStepper {
     theta: f64,
+    /// States, pairs and inputs.
+    nx: usize,
+    nu: usize,
+    nw: usize,
+    step_fn: StepFn,
     size: StepSize,
     lu: Lu,
     /// `W (I + h(1-θ)A)`. This and the next two are built in `prepare`, where `M`
@@ -62,6 +71,10 @@ impl ThetaStepper {
         );
         ThetaStepper {
             theta,
+            nx,
+            nu,
+            nw,
+            step_fn: Self::step_in::<Dyn>,
             size: StepSize::new(),
             lu: Lu::new(nx),
             phi: DMatrix::zeros(nx, nx),
@@ -168,6 +181,7 @@ impl ThetaStepper {
     /// One step of size `h` from state `x` with inputs `w`; the result is in
     /// `x_next`, `u_next`, `y_next`. Step sizes within [`super::SAME_STEP`] of the cached
     /// one reuse its matrices.
+    #[inline]
     pub fn step(
         &mut self,
         lcs: &Lcs,
@@ -175,25 +189,53 @@ impl ThetaStepper {
         w: &[f64],
         h: f64,
     ) -> Result<lcp::Info, StepError> {
+        (self.step_fn)(self, lcs, x, w, h)
+    }
+
+    /// Runs the step at the compile-time sizes `NX`, `NU`, `NW` from now on, when
+    /// they are this stepper's (and within [`super::dims::FIXED_LIMIT`]); returns whether it
+    /// does. The numbers are the same either way (see [`super::dims`]).
+    pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
+        // A constant condition first: a large model's FMU never instantiates the step.
+        if !Fixed::<NX, NU, NW>::SMALL || !Fixed::<NX, NU, NW>::fits(self.nx, self.nu, self.nw) {
+            return false;
+        }
+        self.step_fn = Self::step_in::<Fixed<NX, NU, NW>>;
+        true
+    }
+
+    /// The step, written once for run-time and compile-time sizes.
+    fn step_in<D: Dims>(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+        h: f64,
+    ) -> Result<lcp::Info, StepError> {
+        let d = D::of(self.nx, self.nu, self.nw);
+        let (nx, nu, nw) = (d.nx(), d.nu(), d.nw());
         let key = self.size.key(h);
         if !self.size.holds(key) {
             self.prepare(lcs, key)?;
         }
+        let (x, w) = (&x[..nx], &w[..nw]);
+        let x_next = &mut self.x_next[..nx];
         self.step_x
-            .mul_from(&mut self.x_next, self.fx.as_slice(), x);
-        self.step_xw.mul_acc(&mut self.x_next, w);
+            .mul_from_sized(nx, nx, x_next, self.fx.as_slice(), x);
+        self.step_xw.mul_acc_sized(nx, nw, x_next, w);
         let q = self.problem.q.as_mut_slice();
-        self.step_q.mul_from(q, &self.step_q0, x);
-        self.step_qw.mul_acc(q, w);
+        self.step_q.mul_from_sized(nu, nx, q, &self.step_q0, x);
+        self.step_qw.mul_acc_sized(nu, nw, q, w);
 
         let info = self
             .solver
-            .solve(&self.problem, &mut self.u_next, &mut self.y_next);
+            .solve_sized(nu, &self.problem, &mut self.u_next, &mut self.y_next);
         if info.status != lcp::Status::Solved {
             return Err(StepError::Lcp(info));
         }
-        self.step_gamma.mul_acc(&mut self.x_next, &self.u_next);
-        if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
+        let u_next = &mut self.u_next[..nu];
+        self.step_gamma.mul_acc_sized(nx, nu, x_next, u_next);
+        if !tidy(x_next) || !tidy(u_next) {
             return Err(StepError::NotFinite);
         }
         Ok(info)

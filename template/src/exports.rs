@@ -8,7 +8,7 @@
 #![allow(non_snake_case)]
 
 use crate::ffi::*;
-use crate::generated::{GUID, MODEL_JSON};
+use crate::generated::{GUID, MODEL_JSON, NU, NW, NX};
 use crate::shell::{c_str, enter, log_with, out, slice, slice_mut, Component, CATEGORIES};
 use lcsfmu::fmi2::snapshot::Snapshot;
 use lcsfmu::fmi2::state::Call;
@@ -136,14 +136,11 @@ pub extern "C" fn fmi2Instantiate(
             Ok(m) => m,
             Err(e) => return fail(e),
         };
-        let comp = unsafe {
-            Component::new(
-                Instance::new(model, GUID),
-                name,
-                functions,
-                loggingOn != fmi2False,
-            )
-        };
+        let mut instance = Instance::new(model, GUID);
+        // This binary is compiled for one model: its step runs at these sizes
+        // (the same numbers as the run-time sizes of `lcsfmu simulate`, faster).
+        instance.specialize::<NX, NU, NW>();
+        let comp = unsafe { Component::new(instance, name, functions, loggingOn != fmi2False) };
         Box::into_raw(Box::new(comp)) as fmi2Component
     });
     result.unwrap_or(std::ptr::null_mut())

@@ -184,6 +184,55 @@ fn fmu_state_replays_bit_for_bit() {
     }
 }
 
+/// The run of [`full_run`] on the core `Instance` in this process, which takes
+/// its sizes at run time like `lcsfmu simulate`.
+fn core_run(import: &Fmi2Import, case: &Case, modified: bool) -> Vec<u64> {
+    let mut i = lcsfmu::fmi2::Instance::new(super::model(&case.model), "{core}");
+    let outs = fmus::vrs_of(import, Causality::Output);
+    let mut v = vec![f64::NAN; outs.len()];
+    let mut rows = Vec::new();
+    let mut read = |i: &mut lcsfmu::fmi2::Instance, rows: &mut Vec<u64>| {
+        i.get_reals(&outs, &mut v).unwrap();
+        rows.extend(v.iter().map(|x| x.to_bits()));
+    };
+    i.setup_experiment(0.0, None).unwrap();
+    if modified {
+        for (name, x) in &case.modified {
+            i.set_reals(&[fmus::vr(import, name)], &[*x]).unwrap();
+        }
+    }
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    read(&mut i, &mut rows);
+    let input = case.input.map(|(name, f)| (fmus::vr(import, name), f));
+    for k in 0..case.n {
+        let t = k as f64 * case.h;
+        if let Some((vr, f)) = input {
+            i.set_reals(&[vr], &[f(t)]).unwrap();
+        }
+        i.do_step(t, (k + 1) as f64 * case.h - t).unwrap();
+        read(&mut i, &mut rows);
+    }
+    rows
+}
+
+/// The FMU runs its step at the sizes it was compiled for (`Instance::specialize`),
+/// the core instance of `simulate` at run-time sizes: the same numbers, bit for bit.
+#[test]
+fn the_compiled_step_equals_the_core_instance_bit_for_bit() {
+    for (import, case) in &cases() {
+        for modified in [false, true] {
+            let mut i = instance(import, "compiled");
+            let fmu = full_run(&mut i, import, case, modified);
+            assert!(
+                fmu == core_run(import, case, modified),
+                "{} (modified start values: {modified}): the FMU and the core instance differ",
+                case.model
+            );
+        }
+    }
+}
+
 #[test]
 fn a_serialized_state_continues_in_a_new_instance() {
     for (import, case) in &cases() {

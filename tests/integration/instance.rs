@@ -258,3 +258,58 @@ fn chain_steps_allocate_nothing() {
         t += h;
     }
 }
+
+/// Outputs' bits after each of `n` steps of `h`, with input 0 (if any) following `f`.
+fn run_bits(i: &mut Instance, h: f64, n: usize, f: fn(f64) -> f64) -> Vec<u64> {
+    let inputs: Vec<u32> = lcsfmu::fmi2::variables::kinds(i.model())
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| matches!(k, lcsfmu::fmi2::variables::Kind::Input(_)))
+        .map(|(vr, _)| vr as u32)
+        .collect();
+    let mut bits = Vec::new();
+    for k in 0..n {
+        let t = k as f64 * h;
+        if let Some(&vr) = inputs.first() {
+            i.set_reals(&[vr], &[f(t)]).unwrap();
+        }
+        i.do_step(t, (k + 1) as f64 * h - t).unwrap();
+        bits.extend(outputs(i).iter().map(|x| x.to_bits()));
+    }
+    bits
+}
+
+/// `Instance::specialize` (what an FMU does with the sizes it was compiled for)
+/// applies to the theta-method at the model's own sizes only, and changes no
+/// number: the runs at compile-time and at run-time sizes agree bit for bit,
+/// through sticking, slipping and a sign spiral landing on its origin.
+#[test]
+fn compile_time_sizes_change_no_number() {
+    let force = |t: f64| 1500.0 * (2.0 * t).sin();
+    let mut fixed = initialized(model("coulomb_friction"));
+    assert!(!fixed.specialize::<2, 2, 1>() && !fixed.specialize::<3, 3, 1>());
+    assert!(fixed.specialize::<2, 3, 1>());
+    let mut dynamic = initialized(model("coulomb_friction"));
+    let run = run_bits(&mut fixed, 0.01, 500, force);
+    assert_eq!(run, run_bits(&mut dynamic, 0.01, 500, force));
+    assert!(run.windows(2).any(|w| w[0] != w[1]));
+    for k in 500..600usize {
+        let (t, h) = (k as f64 * 0.01, 0.01);
+        let (n, r) = allocations(|| fixed.do_step(t, (k + 1) as f64 * h - t));
+        r.unwrap();
+        assert_eq!(n, 0, "step {k} at compile-time sizes allocated");
+    }
+
+    let mut fixed = initialized(model("sign_spiral"));
+    assert!(fixed.specialize::<2, 2, 0>());
+    let mut dynamic = initialized(model("sign_spiral"));
+    assert_eq!(
+        run_bits(&mut fixed, 0.05, 60, f64::sin),
+        run_bits(&mut dynamic, 0.05, 60, f64::sin)
+    );
+
+    // Other schemes keep their own step.
+    let ball = model("bouncing_ball");
+    assert_eq!((ball.nx(), ball.nu(), ball.nw()), (2, 1, 0));
+    assert!(!Instance::new(ball, "{g}").specialize::<2, 1, 0>());
+}

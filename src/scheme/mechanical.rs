@@ -184,6 +184,9 @@ impl MechStepper {
         // The LCP's q and bounds.
         self.gap.copy_from_slice(&sys.gap0);
         sys.gap.mul_acc(&mut self.gap, q, 1.0);
+        if let Some(pr) = &mut self.projection {
+            pr.gap_precision(sys, q);
+        }
         if self.method.velocity_level() {
             // Only the velocity level needs the contacts' current rates.
             self.gap_rate.fill(0.0);
@@ -210,7 +213,11 @@ impl MechStepper {
                     sys.restitution[k]
                 };
                 qv[p] = self.free_rate[k] + e * u;
-                self.gap[k] + 0.5 * h * self.gap_rate[k] <= 0.0
+                let touching = match &self.projection {
+                    Some(pr) => pr.touching(k, self.gap[k]),
+                    None => false,
+                };
+                self.gap[k] + 0.5 * h * self.gap_rate[k] <= 0.0 || touching
             } else {
                 qv[p] = self.gap[k] + h * self.free_rate[k];
                 true

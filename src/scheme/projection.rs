@@ -17,6 +17,16 @@
 //! already is left alone, so the variant coincides with plain Moreau–Jean until
 //! something penetrates.
 //!
+//! A projected contact ends the step at `g = 0` to rounding, possibly with a
+//! velocity that still points into the obstacle (the projection moves
+//! positions only). The standard activation `g + (h/2) ġ <= 0` would then
+//! leave it out of the next step whenever that velocity happens to point
+//! outward, and a resting column would fall through its own projections
+//! (velocities growing like `g t` at fixed positions). So a contact whose gap
+//! is zero to the precision of its evaluation (`|g| <= 64 ε Σ|terms|`) also
+//! takes part; Newton's law then leaves an opening contact free (its
+//! percussion is zero unless something pushes it closed).
+//!
 //! The LCP is warm-started from the step's own index set (contacts with a
 //! positive percussion), a function of the step's data: a run restored from an
 //! FMU state repeats the same solves without saving a second active set.
@@ -39,6 +49,8 @@ pub(super) struct Projection {
     multiplier: Vec<f64>,
     residual: Vec<f64>,
     correction: Vec<f64>,
+    /// Per contact, the rounding scale of its gap: `64 ε (|g0| + Σ|G_kj q_j|)`.
+    precision: Vec<f64>,
 }
 
 impl Projection {
@@ -69,6 +81,7 @@ impl Projection {
             multiplier: vec![0.0; nc],
             residual: vec![0.0; nc],
             correction: vec![0.0; sys.dof],
+            precision: vec![0.0; nc],
         }
     }
 
@@ -84,6 +97,24 @@ impl Projection {
         self.contacts.fill(&self.normal, &self.inverse, 1.0);
         self.fresh = false;
         true
+    }
+
+    /// The rounding scale of each gap at positions `q`, for [`Self::touching`].
+    pub(super) fn gap_precision(&mut self, sys: &MechSystem, q: &[f64]) {
+        for (p, g0) in self.precision.iter_mut().zip(&sys.gap0) {
+            *p = g0.abs();
+        }
+        for &(k, j, a) in &sys.gap.entries {
+            self.precision[k] += (a * q[j]).abs();
+        }
+        for p in self.precision.iter_mut() {
+            *p *= 64.0 * f64::EPSILON;
+        }
+    }
+
+    /// Whether contact `k`, with gap `gap`, is closed to rounding.
+    pub(super) fn touching(&self, k: usize, gap: f64) -> bool {
+        gap <= self.precision[k]
     }
 
     /// Moves `q` onto `G q + g0 >= 0`; `percussion` (per contact) is the

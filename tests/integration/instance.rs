@@ -243,18 +243,28 @@ fn steps_allocate_nothing() {
 }
 
 /// The band solver's path too: a chain long enough for it, including the first
-/// step (which builds the contact matrix) and a change of step size.
+/// step (which builds the contact matrix) and a change of step size; and the
+/// projected variant's second LCP, banded (N = 200) and dense (N = 10).
 #[test]
 fn chain_steps_allocate_nothing() {
     let path = crate::model_path("bead_chain");
-    let m = lcsfmu::model::validate::load_with_defines(&path, &[("N".into(), 200)]).unwrap();
-    let mut i = initialized(m);
-    let mut t = 0.0;
-    for k in 0..300usize {
-        let h = if k < 150 { 1e-3 } else { 5e-4 };
-        let (n, r) = allocations(|| i.do_step(t, h));
-        r.unwrap();
-        assert_eq!(n, 0, "bead chain: step {k} allocated {n} times");
-        t += h;
+    for (size, method) in [
+        (200, None),
+        (200, Some("moreau-jean-projected")),
+        (10, Some("moreau-jean-projected")),
+    ] {
+        let m = lcsfmu::model::validate::load_with(&path, &[("N".into(), size)], method).unwrap();
+        let mut i = initialized(m);
+        let mut t = 0.0;
+        for k in 0..300usize {
+            let h = if k < 150 { 1e-3 } else { 5e-4 };
+            let (n, r) = allocations(|| i.do_step(t, h));
+            r.unwrap();
+            assert_eq!(
+                n, 0,
+                "bead chain N = {size} {method:?}: step {k} allocated {n} times"
+            );
+            t += h;
+        }
     }
 }

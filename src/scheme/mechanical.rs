@@ -214,7 +214,7 @@ impl MechStepper {
                 };
                 qv[p] = self.free_rate[k] + e * u;
                 let touching = match &self.projection {
-                    Some(pr) => pr.touching(k, self.gap[k]),
+                    Some(pr) => pr.touching(self.gap[k]),
                     None => false,
                 };
                 self.gap[k] + 0.5 * h * self.gap_rate[k] <= 0.0 || touching
@@ -270,7 +270,7 @@ impl MechStepper {
             q_next[i] = q[i] + h * (a * vn + (1.0 - a) * v[i]);
         }
         if let Some(p) = &mut self.projection {
-            let info = p.project(sys, q_next, &self.normal_impulse);
+            let info = p.project(sys, q_next, v_free, &self.gap_rate, &self.normal_impulse);
             if info.status != lcp::Status::Solved {
                 return Err(StepError::Lcp(info));
             }

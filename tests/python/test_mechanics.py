@@ -192,7 +192,7 @@ def test_stick_slip_sticks_exactly_inside_the_band(fmus):
 
 @pytest.mark.parametrize("method", ["moreau-jean", "moreau-jean-projected"])
 def test_bead_chain_n1000_comes_to_rest_and_keeps_its_height(lcsfmu_bin, tmp_path, method):
-    n, d, g, h = 1000, 0.01, 9.81, 1e-3
+    n, d, h = 1000, 0.01, 1e-3
     fmu = tmp_path / "bead_chain.fmu"
     proc = subprocess.run([str(lcsfmu_bin), "build", str(MODELS_DIR / "bead_chain.toml"),
                            "--define", f"N={n}", "--scheme", method, "-o", str(fmu)],
@@ -205,9 +205,9 @@ def test_bead_chain_n1000_comes_to_rest_and_keeps_its_height(lcsfmu_bin, tmp_pat
     v = np.array([r[f"v{i}"] for i in range(1, n + 1)])
     assert q[-1][0] == pytest.approx((n - 1) * d + 0.005)
     gaps = q[1:, -1] - q[:-1, -1] - d
+    # The striker's blow runs down the column and dies out: everything at rest at the end.
+    assert np.abs(v[:, -1]).max() <= 1e-9
     if method == "moreau-jean":
-        # The striker's blow runs down the column and dies out: everything at rest at the end.
-        assert np.abs(v[:, -1]).max() <= 1e-9
         # Moreau-Jean closes contacts at velocity level: each keeps a penetration of the order
         # of (relative velocity) x h, and they add up along the column (measured at h = 1e-3:
         # the column ends 0.99 % short of N d). Bound: 2 % of its height.
@@ -217,6 +217,3 @@ def test_bead_chain_n1000_comes_to_rest_and_keeps_its_height(lcsfmu_bin, tmp_pat
         # The projection leaves no penetration behind (measured: 1.7e-14 relative).
         assert gaps.min() >= -1e-12 and q[0, -1] >= -1e-12
         assert abs(r["top"][-1] - n * d) <= 1e-3 * n * d
-        # It moves positions, not velocities: the resting column keeps a jitter of the order
-        # of g h in its velocities (measured max |v| = 4.4e-3 at t = 1).
-        assert np.abs(v[:, -1]).max() <= g * h

@@ -156,7 +156,9 @@ pub enum Method {
     /// Newton's impact law on the contacts predicted to close, percussions.
     MoreauJean,
     /// Moreau–Jean followed by a projection of the positions onto the
-    /// admissible set (`G q + g0 >= 0`, smallest correction in the M-norm).
+    /// admissible set (`G q + g0 >= 0`, smallest correction in the M-norm),
+    /// and the impact the step missed on projected contacts still approaching
+    /// (see `scheme::projection`).
     MoreauJeanProjected,
     /// First-order, event-driven: each mode (active set) is a linear ODE
     /// integrated by an embedded Runge–Kutta pair; mode switches are located

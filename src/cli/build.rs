@@ -21,7 +21,7 @@ pub struct Args {
     /// Override a size declared in the models' [defines] (NAME=INTEGER, repeatable).
     #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
     defines: Vec<(String, i64)>,
-    /// Replace the model file's [scheme] method (theta, event-driven, moreau-jean,
+    /// Replace the model file's [scheme] method (theta, event-driven, moreau-jean, moreau-jean-projected,
     /// semi-explicit); the file's other scheme settings stay.
     #[arg(long = "scheme", value_name = "METHOD")]
     scheme: Option<String>,

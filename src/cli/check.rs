@@ -24,7 +24,7 @@ pub struct Args {
     /// Override a size declared in the file's [defines] (NAME=INTEGER, repeatable).
     #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
     defines: Vec<(String, i64)>,
-    /// Replace the model file's [scheme] method (theta, event-driven, moreau-jean,
+    /// Replace the model file's [scheme] method (theta, event-driven, moreau-jean, moreau-jean-projected,
     /// semi-explicit); the file's other scheme settings stay.
     #[arg(long = "scheme", value_name = "METHOD")]
     scheme: Option<String>,
@@ -49,9 +49,14 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         model.outputs.len()
     );
     println!(
-        "scheme: {}, theta = {}{}",
+        "scheme: {}, theta = {}{}{}",
         model.scheme.method.file_name(),
         model.scheme.theta,
+        if model.scheme.method.velocity_level() {
+            format!(", impact = {}", model.scheme.impact.file_name())
+        } else {
+            String::new()
+        },
         model
             .scheme
             .max_step

@@ -18,7 +18,7 @@ mod equations;
 mod written;
 
 use crate::fmi2::variables;
-use crate::model::{Method, Model};
+use crate::model::{Impact, Method, Model};
 use crate::plot::{self, trajectory};
 use crate::simulate::{self, Options};
 use equations::{number, value_table};
@@ -271,6 +271,7 @@ fn scheme(h: &mut String, model: &Model) {
         Method::EventDriven => "event-driven: an embedded Runge–Kutta pair in each mode, mode switches located by zero crossings, accumulations finished by time-stepping",
         Method::SemiExplicit => "semi-explicit, position level: explicit forces, gaps at the step's end complementary to the contact forces (plastic impacts)",
         Method::MoreauJean => "Moreau–Jean, velocity level: theta-method on the smooth part, Newton's impact law on the contacts predicted to close",
+        Method::MoreauJeanProjected => "Moreau–Jean, velocity level, then the positions projected onto the admissible set (no penetration accumulates)",
     };
     h.push_str("<table class=\"scheme\">\n");
     let mut row = |k: &str, v: String| {
@@ -279,6 +280,15 @@ fn scheme(h: &mut String, model: &Model) {
     row("method", format!("{} ({what})", s.method.file_name()));
     if s.method != Method::SemiExplicit && s.method != Method::EventDriven {
         row("theta", number(s.theta));
+    }
+    if s.method.velocity_level() {
+        row(
+            "impact",
+            match s.impact {
+                Impact::Newton => "newton (Newton's law for every contact predicted to close)".into(),
+                Impact::EnergySafe => "energy-safe (e = 1 for a closed contact already opening: no percussion adds energy)".into(),
+            },
+        );
     }
     row(
         "max_step",

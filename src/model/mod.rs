@@ -155,6 +155,11 @@ pub enum Method {
     /// Mechanical, velocity level (Moreau–Jean): theta-method on the smooth part,
     /// Newton's impact law on the contacts predicted to close, percussions.
     MoreauJean,
+    /// Moreau–Jean followed by a projection of the positions onto the
+    /// admissible set (`G q + g0 >= 0`, smallest correction in the M-norm),
+    /// and the impact the step missed on projected contacts still approaching
+    /// (see `scheme::projection`).
+    MoreauJeanProjected,
     /// First-order, event-driven: each mode (active set) is a linear ODE
     /// integrated by an embedded Runge–Kutta pair; mode switches are located
     /// on the step's Hermite interpolant (see `scheme::event`).
@@ -168,6 +173,7 @@ impl Method {
             Method::Theta => "theta",
             Method::SemiExplicit => "semi-explicit",
             Method::MoreauJean => "moreau-jean",
+            Method::MoreauJeanProjected => "moreau-jean-projected",
             Method::EventDriven => "event-driven",
         }
     }
@@ -175,6 +181,35 @@ impl Method {
     /// Whether the method integrates a first-order system (else a mechanical one).
     pub fn first_order(self) -> bool {
         matches!(self, Method::Theta | Method::EventDriven)
+    }
+
+    /// Whether the method is a Moreau–Jean scheme (velocity level, percussions).
+    pub fn velocity_level(self) -> bool {
+        matches!(self, Method::MoreauJean | Method::MoreauJeanProjected)
+    }
+}
+
+/// Which impact law a Moreau–Jean step applies to its active contacts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Impact {
+    /// Newton's law `0 <= G v⁺ + e G v ⟂ P >= 0` for every active contact, as
+    /// the standard Moreau–Jean scheme states it.
+    #[default]
+    Newton,
+    /// Newton's law for approaching contacts, `e = 1` for an active contact
+    /// that is already opening (`G v > 0`, after a penetration): its percussion
+    /// then does no work, so no percussion adds energy. Accumulations of impacts
+    /// take longer to come to rest.
+    EnergySafe,
+}
+
+impl Impact {
+    /// The name used in model files.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Impact::Newton => "newton",
+            Impact::EnergySafe => "energy-safe",
+        }
     }
 }
 
@@ -230,6 +265,9 @@ pub struct Scheme {
     /// The event-driven scheme's settings (defaults for the others).
     #[serde(default)]
     pub event: EventSettings,
+    /// Moreau–Jean's impact law (unused by the other methods).
+    #[serde(default)]
+    pub impact: Impact,
 }
 
 /// A mechanical system `M v' = Fq q + Fv v + F w + f + G^T λ + T^T λ_t`, `q' = v`

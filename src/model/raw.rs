@@ -71,6 +71,8 @@ pub struct RawScheme {
     pub method: Option<String>,
     pub theta: Option<f64>,
     pub max_step: Option<f64>,
+    /// Moreau–Jean's impact law.
+    pub impact: Option<String>,
     /// Event-driven settings.
     pub rtol: Option<f64>,
     pub atol: Option<f64>,

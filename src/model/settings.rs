@@ -5,7 +5,7 @@
 
 use super::raw;
 use super::validate::{Names, Res, Validator};
-use super::{EventSettings, Experiment, Integrator, Method, Reference, Scheme};
+use super::{EventSettings, Experiment, Impact, Integrator, Method, Reference, Scheme};
 
 impl Validator<'_> {
     pub(super) fn experiment(&self, e: Option<raw::RawExperiment>) -> Res<Experiment> {
@@ -39,6 +39,7 @@ impl Validator<'_> {
             method: None,
             theta: None,
             max_step: None,
+            impact: None,
             rtol: None,
             atol: None,
             max_events_per_step: None,
@@ -64,8 +65,9 @@ impl Validator<'_> {
             (None, false) | (Some("theta"), false) => Method::Theta,
             (Some("event-driven"), false) => Method::EventDriven,
             (None, true) | (Some("moreau-jean"), true) => Method::MoreauJean,
+            (Some("moreau-jean-projected"), true) => Method::MoreauJeanProjected,
             (Some("semi-explicit"), true) => Method::SemiExplicit,
-            (Some(m @ ("semi-explicit" | "moreau-jean")), false) => {
+            (Some(m @ ("semi-explicit" | "moreau-jean" | "moreau-jean-projected")), false) => {
                 return self.fail(
                     field,
                     format!("'{m}' needs a mechanical model (with [[coordinates]]); first-order models use 'theta' or 'event-driven'"),
@@ -74,13 +76,13 @@ impl Validator<'_> {
             (Some(m @ ("theta" | "event-driven")), true) => {
                 return self.fail(
                     field,
-                    format!("'{m}' is for first-order models; a mechanical model uses 'moreau-jean' or 'semi-explicit'"),
+                    format!("'{m}' is for first-order models; a mechanical model uses 'moreau-jean', 'moreau-jean-projected' or 'semi-explicit'"),
                 )
             }
             (Some(m), _) => {
                 return self.fail(
                     field,
-                    format!("unknown method '{m}' (expected theta, event-driven, semi-explicit or moreau-jean)"),
+                    format!("unknown method '{m}' (expected theta, event-driven, semi-explicit, moreau-jean or moreau-jean-projected)"),
                 )
             }
         };
@@ -94,11 +96,8 @@ impl Validator<'_> {
                 "the semi-explicit scheme has no theta (its forces are explicit, its positions use the new velocity)",
             );
         }
-        let theta = theta.unwrap_or(if method == Method::MoreauJean {
-            0.5
-        } else {
-            1.0
-        });
+        let impact = self.impact(s.impact.as_deref(), method)?;
+        let theta = theta.unwrap_or(if method.velocity_level() { 0.5 } else { 1.0 });
         if !(0.5..=1.0).contains(&theta) {
             return self.fail(
                 "scheme.theta",
@@ -118,7 +117,34 @@ impl Validator<'_> {
             theta,
             max_step,
             event,
+            impact,
         })
+    }
+
+    /// `impact`: Moreau–Jean's impact law; other methods have none (the
+    /// semi-explicit scheme's impacts are plastic, first-order models have no
+    /// impacts), so the key is refused there rather than ignored.
+    fn impact(&self, name: Option<&str>, method: Method) -> Res<Impact> {
+        let Some(name) = name else {
+            return Ok(Impact::default());
+        };
+        if !method.velocity_level() {
+            return self.fail(
+                "scheme.impact",
+                format!(
+                    "belongs to method = \"moreau-jean\" or \"moreau-jean-projected\", not '{}'",
+                    method.file_name()
+                ),
+            );
+        }
+        match name {
+            "newton" => Ok(Impact::Newton),
+            "energy-safe" => Ok(Impact::EnergySafe),
+            other => self.fail(
+                "scheme.impact",
+                format!("unknown impact law '{other}' (expected newton or energy-safe)"),
+            ),
+        }
     }
 
     /// `[reference]`: increasing finite times inside the experiment, and for

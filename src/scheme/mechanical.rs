@@ -11,11 +11,14 @@
 //!   complementary to its force (the notes' example 2; impacts are plastic);
 //! - Moreau–Jean: `r = (P, P+ - P-)` are percussions, `q⁺ = q + h(θv⁺ + (1-θ)v)`;
 //!   a contact takes part when its predicted gap `g + (h/2) G v <= 0`, and then
-//!   `G v⁺ + e G v` is complementary to its percussion (Newton's impact law,
-//!   with `e = 1` for a closed contact that is already opening, so that no
-//!   percussion ever adds energy);
+//!   `G v⁺ + e G v` is complementary to its percussion (Newton's impact law, for
+//!   every active contact as the standard scheme has it; the energy-safe
+//!   variant uses `e = 1` for an active contact that is already opening, so
+//!   that no percussion ever adds energy);
 //!   the others are pinned at zero through their bounds, so the LCP matrix stays
 //!   the same from step to step and its factorizations stay cached.
+//!   The projected variant then moves `q⁺` onto `G q + g0 >= 0` (see
+//!   [`super::projection`]).
 //!
 //! Friction (per contact, along its slip velocity `s = T v⁺ + Tw w + t0`) is the
 //! Coulomb block of the notes with the contact's own normal reaction `λ`:
@@ -27,22 +30,26 @@
 //! solver, whose cost per step grows linearly with the chain.
 
 use super::contact::{Contacts, Inverse};
+use super::projection::Projection;
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Bound};
 use crate::lcs::Lcs;
 use crate::mechanics::MechSystem;
-use crate::model::Method;
+use crate::model::{Impact, Method, Scheme};
 use nalgebra::DMatrix;
 
 /// Per-instance workspace of a mechanical scheme.
 pub struct MechStepper {
     method: Method,
+    impact: Impact,
     /// θ of the smooth part (0 for semi-explicit).
     theta: f64,
     size: StepSize,
     dof: usize,
     inverse: Inverse,
     contacts: Contacts,
+    /// The position correction of `moreau-jean-projected`.
+    projection: Option<Projection>,
     /// Moreau–Jean's index set of the last step (which contacts took part).
     engaged: Vec<bool>,
     /// Whether the dense solver has seen the bounds of `engaged`.
@@ -61,22 +68,25 @@ pub struct MechStepper {
 
 impl MechStepper {
     /// Buffers for `sys` (values need not be assembled yet).
-    pub fn new(sys: &MechSystem, method: Method, theta: f64) -> Self {
+    pub fn new(sys: &MechSystem, scheme: &Scheme) -> Self {
         let (n, nc, nf) = (sys.dof, sys.contacts(), sys.mu.len());
         let nu = nc + 3 * nf;
+        let method = scheme.method;
         let inverse = Inverse::new(sys);
         let contacts = Contacts::new(sys);
         MechStepper {
             method,
+            impact: scheme.impact,
             theta: if method == Method::SemiExplicit {
                 0.0
             } else {
-                theta
+                scheme.theta
             },
             size: StepSize::new(),
             dof: n,
             inverse,
             contacts,
+            projection: (method == Method::MoreauJeanProjected).then(|| Projection::new(sys)),
             engaged: vec![true; nc],
             bounds_fresh: false,
             rhs: vec![0.0; n],
@@ -123,6 +133,11 @@ impl MechStepper {
         }
         let c = impulse_scale(self.method, h);
         self.contacts.fill(sys, &self.inverse, c);
+        if let Some(p) = &mut self.projection {
+            if !p.prepare(sys) {
+                return Err(StepError::SingularIteration { h });
+            }
+        }
         self.bounds_fresh = false;
         self.size.set(h);
         Ok(())
@@ -169,7 +184,10 @@ impl MechStepper {
         // The LCP's q and bounds.
         self.gap.copy_from_slice(&sys.gap0);
         sys.gap.mul_acc(&mut self.gap, q, 1.0);
-        if self.method == Method::MoreauJean {
+        if let Some(pr) = &mut self.projection {
+            pr.gap_precision(sys, q);
+        }
+        if self.method.velocity_level() {
             // Only the velocity level needs the contacts' current rates.
             self.gap_rate.fill(0.0);
             sys.gap.mul_acc(&mut self.gap_rate, v, 1.0);
@@ -183,21 +201,26 @@ impl MechStepper {
         let mut changed = false;
         for k in 0..sys.contacts() {
             let p = sys.pair[k];
-            let engaged = match self.method {
-                Method::MoreauJean => {
-                    // A closed contact that is already opening (after a small
-                    // penetration) gets e = 1: the percussion then does no work
-                    // (P (U⁺ + U) / 2 = 0), where Newton's e < 1 would let it
-                    // push the bodies apart and add energy.
-                    let u = self.gap_rate[k];
-                    let e = if u <= 0.0 { sys.restitution[k] } else { 1.0 };
-                    qv[p] = self.free_rate[k] + e * u;
-                    self.gap[k] + 0.5 * h * self.gap_rate[k] <= 0.0
-                }
-                _ => {
-                    qv[p] = self.gap[k] + h * self.free_rate[k];
-                    true
-                }
+            let engaged = if self.method.velocity_level() {
+                let u = self.gap_rate[k];
+                // Energy-safe: an active contact that is already opening (after
+                // a small penetration) gets e = 1, so its percussion does no
+                // work (P (U⁺ + U) / 2 = 0), where Newton's e < 1 lets it push
+                // the bodies apart and add energy.
+                let e = if self.impact == Impact::EnergySafe && u > 0.0 {
+                    1.0
+                } else {
+                    sys.restitution[k]
+                };
+                qv[p] = self.free_rate[k] + e * u;
+                let touching = match &self.projection {
+                    Some(pr) => pr.touching(self.gap[k]),
+                    None => false,
+                };
+                self.gap[k] + 0.5 * h * self.gap_rate[k] <= 0.0 || touching
+            } else {
+                qv[p] = self.gap[k] + h * self.free_rate[k];
+                true
             };
             changed |= engaged != self.engaged[k];
             self.engaged[k] = engaged;
@@ -245,6 +268,12 @@ impl MechStepper {
             let vn = v_free[i] + dv[i];
             v_free[i] = vn;
             q_next[i] = q[i] + h * (a * vn + (1.0 - a) * v[i]);
+        }
+        if let Some(p) = &mut self.projection {
+            let info = p.project(sys, q_next, v_free, &self.gap_rate, &self.normal_impulse);
+            if info.status != lcp::Status::Solved {
+                return Err(StepError::Lcp(info));
+            }
         }
         if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
             return Err(StepError::NotFinite);

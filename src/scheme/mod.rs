@@ -15,6 +15,7 @@ pub mod dims;
 pub mod event;
 mod mechanical;
 mod mode;
+mod projection;
 mod rk;
 mod theta;
 
@@ -197,7 +198,7 @@ impl Stepper {
                 model.scheme.event,
             )),
             (Some(mech), method) if !method.first_order() => {
-                Stepper::Mechanical(MechStepper::new(mech, method, model.scheme.theta))
+                Stepper::Mechanical(MechStepper::new(mech, &model.scheme))
             }
             _ => Stepper::Theta(ThetaStepper::new(
                 model.nx(),

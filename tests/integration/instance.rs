@@ -192,6 +192,48 @@ fn fmu_states_replay_bit_for_bit_and_serialize_into_a_new_instance() {
     }
 }
 
+/// The projected Moreau–Jean step saves no warm start of its second LCP (it
+/// starts from the step's own percussions): a restored run still repeats bit
+/// for bit, on the dense (N = 10) and the band (N = 60) path, through the blow
+/// running down the column and the projections it causes.
+#[test]
+fn projected_chain_states_replay_bit_for_bit() {
+    let path = crate::model_path("bead_chain");
+    for size in [10, 60] {
+        let m = lcsfmu::model::validate::load_with(
+            &path,
+            &[("N".into(), size)],
+            Some("moreau-jean-projected"),
+        )
+        .unwrap();
+        let h = 1e-3;
+        let mut i = initialized(m.clone());
+        run_steps(&mut i, 0, 3, h);
+        let snap = i.snapshot();
+        let bytes = i.serialize(&snap);
+        let first = run_steps(&mut i, 3, 300, h);
+        i.restore(&snap).unwrap();
+        assert_eq!(run_steps(&mut i, 3, 300, h), first, "N = {size}: restore");
+        let mut fresh = initialized(m);
+        let s = fresh.deserialize(&bytes).unwrap();
+        fresh.restore(&s).unwrap();
+        assert_eq!(
+            run_steps(&mut fresh, 3, 300, h),
+            first,
+            "N = {size}: deserialized"
+        );
+        // The projection did act in these steps.
+        let plain = lcsfmu::model::validate::load_with(&path, &[("N".into(), size)], None).unwrap();
+        let mut p = initialized(plain);
+        run_steps(&mut p, 0, 3, h);
+        assert_ne!(
+            run_steps(&mut p, 3, 300, h),
+            first,
+            "N = {size}: no projection"
+        );
+    }
+}
+
 #[test]
 fn reset_repeats_the_run() {
     let mut i = initialized(model("coulomb_friction"));
@@ -243,19 +285,29 @@ fn steps_allocate_nothing() {
 }
 
 /// The band solver's path too: a chain long enough for it, including the first
-/// step (which builds the contact matrix) and a change of step size.
+/// step (which builds the contact matrix) and a change of step size; and the
+/// projected variant's second LCP, banded (N = 200) and dense (N = 10).
 #[test]
 fn chain_steps_allocate_nothing() {
     let path = crate::model_path("bead_chain");
-    let m = lcsfmu::model::validate::load_with_defines(&path, &[("N".into(), 200)]).unwrap();
-    let mut i = initialized(m);
-    let mut t = 0.0;
-    for k in 0..300usize {
-        let h = if k < 150 { 1e-3 } else { 5e-4 };
-        let (n, r) = allocations(|| i.do_step(t, h));
-        r.unwrap();
-        assert_eq!(n, 0, "bead chain: step {k} allocated {n} times");
-        t += h;
+    for (size, method) in [
+        (200, None),
+        (200, Some("moreau-jean-projected")),
+        (10, Some("moreau-jean-projected")),
+    ] {
+        let m = lcsfmu::model::validate::load_with(&path, &[("N".into(), size)], method).unwrap();
+        let mut i = initialized(m);
+        let mut t = 0.0;
+        for k in 0..300usize {
+            let h = if k < 150 { 1e-3 } else { 5e-4 };
+            let (n, r) = allocations(|| i.do_step(t, h));
+            r.unwrap();
+            assert_eq!(
+                n, 0,
+                "bead chain N = {size} {method:?}: step {k} allocated {n} times"
+            );
+            t += h;
+        }
     }
 }
 

@@ -19,6 +19,7 @@ use super::band::{Band, BandLu};
 use super::problem::{
     check_entry, clamp_to_box, classify_with, entry_ok, judge, natural_residual, scale_of,
 };
+use super::sweep::Sweep;
 use super::{Bound, Info, Method, Problem, Settings, Solver, Status};
 use nalgebra::{DMatrix, DVector};
 
@@ -159,6 +160,8 @@ pub struct BandSolver {
     /// Whether `lu` holds a successful factorization of the current matrix.
     cached: bool,
     factorizations: u64,
+    /// The monotone sweep for tridiagonal Z-matrix problems.
+    sweep: Sweep,
     dense: Option<Fallback>,
 }
 
@@ -184,6 +187,7 @@ impl BandSolver {
             key: vec![Bound::Lower; n],
             cached: false,
             factorizations: 0,
+            sweep: Sweep::new(n),
             dense,
         }
     }
@@ -373,6 +377,12 @@ impl BandSolver {
             };
             if count == 0 {
                 return (Outcome::Converged { inside }, solves);
+            }
+            // The stored active set failed: on a tridiagonal Z-matrix the
+            // sweep finds the answer's active set in O(n), where flipping
+            // would move a travelling load one contact per solve.
+            if solves == 1 && Sweep::applies(p) && self.sweep.run(p, eps, &mut self.trial) {
+                continue;
             }
             // Júdice–Pires: block flips while the count drops (or for a few
             // more tries), then Murty's least-index flip until it drops again.

@@ -420,24 +420,28 @@ impl BandSolver {
     }
 
     /// Writes the candidate of `trial` into `u`, refactoring only when the
-    /// free/pinned pattern or the matrix changed. False when singular.
+    /// free/pinned pattern or the matrix changed, and then only from the
+    /// first row whose pattern changed. False when singular.
     fn solve_active(&mut self, p: &BandProblem, u: &mut [f64]) -> bool {
         // Pinned rows are identity rows, so their right-hand side is the
         // bound value and their columns act through the solution itself.
-        // The same pass compares the free/pinned pattern with the cached one.
-        let mut same = self.cached;
+        // The same pass finds the first row whose free/pinned pattern
+        // differs from the cached one.
+        let mut first = if self.cached { usize::MAX } else { 0 };
         for (i, ui) in u[..self.n].iter_mut().enumerate() {
             let b = self.trial[i];
-            same &= (b == Bound::Free) == (self.key[i] == Bound::Free);
+            if first == usize::MAX && (b == Bound::Free) != (self.key[i] == Bound::Free) {
+                first = i;
+            }
             *ui = match b {
                 Bound::Free => -p.q[i],
                 Bound::Lower => p.lo[i],
                 Bound::Upper => p.hi[i],
             };
         }
-        if !same {
+        if first != usize::MAX {
             self.factorizations += 1;
-            self.cached = self.lu.factor(&p.m, &self.trial);
+            self.cached = self.lu.factor_from(&p.m, &self.trial, first);
             if !self.cached {
                 return false;
             }

@@ -12,7 +12,7 @@
 //! A step that keeps its active set reuses the cached factors and costs
 //! `O(n (kl + ku))`; a changed one is refactored from its first changed row.
 //! When the stored active set fails on a tridiagonal Z-matrix (a chain along a
-//! line) the monotone [`Sweep`] gives the answer's active set in `O(n)`
+//! line) the monotone sweep (`sweep.rs`) gives the answer's active set in `O(n)`
 //! instead of flips. When pivoting fails
 //! on a small problem (e.g. a friction LCP, not a P-matrix) the dense
 //! [`Solver`] takes over on preallocated copies. Every answer goes through the

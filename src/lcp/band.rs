@@ -214,12 +214,21 @@ impl BandLu {
     /// Loads the system of `active` (see the type) from `m`, whose band must
     /// fit in this one, and factors it. False on a non-finite pivot or one at
     /// most `TINY` times its row's scale; the factors are then garbage.
-    pub(super) fn factor(&mut self, m: &Band, active: &[Bound]) -> bool {
+    ///
+    /// Rows before `from` must be those of the last successful factorization
+    /// (same `m`, same pattern there; `from = 0` factors everything):
+    /// elimination in natural order never lets a row see the rows below it,
+    /// so their factors stand and only rows `from..` are loaded and
+    /// eliminated again, `O((n - from) kl ku)`. This is what keeps a change
+    /// of a few contacts near the end of a long chain cheap.
+    pub(super) fn factor_from(&mut self, m: &Band, active: &[Bound], from: usize) -> bool {
         let (n, kl) = (self.f.n, self.f.kl);
+        let from = from.min(n);
         let w = self.f.width();
         // Where row i of `m` starts in a row of this (possibly wider) band.
         let off = kl - m.kl;
-        for (i, (row, b)) in self.f.a.chunks_exact_mut(w).zip(&active[..n]).enumerate() {
+        let rows = self.f.a[from * w..n * w].chunks_exact_mut(w);
+        for (i, (row, b)) in (from..n).zip(rows.zip(&active[from..n])) {
             row.fill(0.0);
             if *b == Bound::Free {
                 let src = m.row(i);
@@ -232,31 +241,39 @@ impl BandLu {
             }
         }
         match (kl, self.f.ku) {
-            (1, 1) => self.eliminate(1, 1),
-            (2, 2) => self.eliminate(2, 2),
-            (kl, ku) => self.eliminate(kl, ku),
+            (1, 1) => self.eliminate(1, 1, from),
+            (2, 2) => self.eliminate(2, 2, from),
+            (kl, ku) => self.eliminate(kl, ku, from),
         }
     }
 
-    /// Gaussian elimination in natural order on the loaded system. Always
-    /// inlined so that constant bandwidths specialize it.
+    /// Gaussian elimination in natural order on the loaded rows `from..`:
+    /// the kept pivot rows just above `from` are applied to them first.
+    /// Always inlined so that constant bandwidths specialize it.
     #[inline(always)]
-    fn eliminate(&mut self, kl: usize, ku: usize) -> bool {
+    fn eliminate(&mut self, kl: usize, ku: usize, from: usize) -> bool {
         let (n, w) = (self.f.n, kl + ku + 1);
         let a = &mut self.f.a[..n * w];
-        for k in 0..n {
-            let piv = a[k * w + kl];
-            // Written so that NaN fails too.
-            if !(piv.abs() > TINY * self.row_scale[k]) || !piv.is_finite() {
-                return false;
-            }
-            let inv = 1.0 / piv;
-            self.inv[k] = inv;
+        for k in from.saturating_sub(kl)..n {
+            let inv = if k < from {
+                self.inv[k]
+            } else {
+                let piv = a[k * w + kl];
+                // Written so that NaN fails too.
+                if !(piv.abs() > TINY * self.row_scale[k]) || !piv.is_finite() {
+                    return false;
+                }
+                let inv = 1.0 / piv;
+                self.inv[k] = inv;
+                inv
+            };
             // Row k's U part: columns k+1 ..= k+ku, clipped to the matrix.
             let cols = ku.min(n - 1 - k);
             let (top, below) = a.split_at_mut(k * w + w);
             let urow = &top[k * w + kl + 1..k * w + kl + 1 + cols];
-            for r in 1..=kl.min(n - 1 - k) {
+            // A kept pivot row only reaches the reloaded rows.
+            let first = if k < from { from - k } else { 1 };
+            for r in first..=kl.min(n - 1 - k) {
                 // Row k + r keeps column k at slot kl - r, column k+1 just after.
                 let row = &mut below[(r - 1) * w + kl - r..(r - 1) * w + kl - r + 1 + cols];
                 let f = row[0] * inv;
@@ -387,7 +404,7 @@ mod tests {
             Bound::Upper,
         ];
         let mut lu = BandLu::new(5, 3, 2);
-        assert!(lu.factor(&m, &active));
+        assert!(lu.factor_from(&m, &active, 0));
         let x = [1.0, -2.0, 0.5, 3.0, -1.0];
         // Right-hand side of the system: M x on free rows, x on pinned ones.
         let mut b = [0.0; 5];
@@ -411,10 +428,54 @@ mod tests {
         m.set(2, 2, 1.0);
         let mut lu = BandLu::new(3, 1, 1);
         // M(0, 0) = 0 is a vanishing leading minor: no row exchange can help here.
-        assert!(!lu.factor(&m, &[Bound::Free; 3]));
+        assert!(!lu.factor_from(&m, &[Bound::Free; 3], 0));
         // Pinning component 0 leaves the nonsingular block {1, 2}.
-        assert!(lu.factor(&m, &[Bound::Lower, Bound::Free, Bound::Free]));
+        assert!(lu.factor_from(&m, &[Bound::Lower, Bound::Free, Bound::Free], 0));
         m.set(2, 2, f64::NAN);
-        assert!(!lu.factor(&m, &[Bound::Lower, Bound::Free, Bound::Free]));
+        assert!(!lu.factor_from(&m, &[Bound::Lower, Bound::Free, Bound::Free], 0));
+    }
+
+    #[test]
+    fn refactoring_from_a_row_matches_a_full_factorization() {
+        // Diagonally dominant bands of several shapes; the pattern changes at
+        // or after `from`, and the factors (hence the solutions) must be
+        // those of a factorization from scratch, bit for bit.
+        for (kl, ku) in [(1, 1), (2, 2), (2, 1), (0, 2), (3, 1)] {
+            let n = 12;
+            let mut m = Band::zeros(n, kl, ku);
+            for i in 0..n {
+                for j in i.saturating_sub(kl)..(i + ku + 1).min(n) {
+                    let v = ((7 * i + 3 * j) % 11) as f64 / 11.0 - 0.5;
+                    m.set(i, j, if i == j { 4.0 + v } else { v });
+                }
+            }
+            let pattern = |seed: usize| -> Vec<Bound> {
+                (0..n)
+                    .map(|i| match (i * 5 + seed) % 3 {
+                        0 => Bound::Lower,
+                        1 => Bound::Upper,
+                        _ => Bound::Free,
+                    })
+                    .collect()
+            };
+            let base = pattern(0);
+            for from in 0..=n {
+                let mut changed = base.clone();
+                for b in &mut changed[from..] {
+                    *b = if *b == Bound::Free {
+                        Bound::Lower
+                    } else {
+                        Bound::Free
+                    };
+                }
+                let mut part = BandLu::new(n, kl, ku);
+                assert!(part.factor_from(&m, &base, 0));
+                assert!(part.factor_from(&m, &changed, from));
+                let mut full = BandLu::new(n, kl, ku);
+                assert!(full.factor_from(&m, &changed, 0));
+                assert_eq!(part.f, full.f, "kl={kl} ku={ku} from={from}");
+                assert_eq!(part.inv, full.inv, "kl={kl} ku={ku} from={from}");
+            }
+        }
     }
 }

@@ -10,7 +10,10 @@
 //! after a few solves is abandoned once for the all-free start (loads that
 //! must travel along a chain would otherwise take one iteration per contact).
 //! A step that keeps its active set reuses the cached factors and costs
-//! `O(n (kl + ku))`. When pivoting fails
+//! `O(n (kl + ku))`; a changed one is refactored from its first changed row.
+//! When the stored active set fails on a tridiagonal Z-matrix (a chain along a
+//! line) the monotone sweep (`sweep.rs`) gives the answer's active set in `O(n)`
+//! instead of flips. When pivoting fails
 //! on a small problem (e.g. a friction LCP, not a P-matrix) the dense
 //! [`Solver`] takes over on preallocated copies. Every answer goes through the
 //! same acceptance test as the dense path (`problem::verify` on slices).
@@ -19,6 +22,7 @@ use super::band::{Band, BandLu};
 use super::problem::{
     check_entry, clamp_to_box, classify_with, entry_ok, judge, natural_residual, scale_of,
 };
+use super::sweep::Sweep;
 use super::{Bound, Info, Method, Problem, Settings, Solver, Status};
 use nalgebra::{DMatrix, DVector};
 
@@ -159,6 +163,8 @@ pub struct BandSolver {
     /// Whether `lu` holds a successful factorization of the current matrix.
     cached: bool,
     factorizations: u64,
+    /// The monotone sweep for tridiagonal Z-matrix problems.
+    sweep: Sweep,
     dense: Option<Fallback>,
 }
 
@@ -184,6 +190,7 @@ impl BandSolver {
             key: vec![Bound::Lower; n],
             cached: false,
             factorizations: 0,
+            sweep: Sweep::new(n),
             dense,
         }
     }
@@ -374,6 +381,12 @@ impl BandSolver {
             if count == 0 {
                 return (Outcome::Converged { inside }, solves);
             }
+            // The stored active set failed: on a tridiagonal Z-matrix the
+            // sweep finds the answer's active set in O(n), where flipping
+            // would move a travelling load one contact per solve.
+            if solves == 1 && Sweep::applies(p) && self.sweep.run(p, eps, &mut self.trial) {
+                continue;
+            }
             // Júdice–Pires: block flips while the count drops (or for a few
             // more tries), then Murty's least-index flip until it drops again.
             if count < fewest {
@@ -410,24 +423,28 @@ impl BandSolver {
     }
 
     /// Writes the candidate of `trial` into `u`, refactoring only when the
-    /// free/pinned pattern or the matrix changed. False when singular.
+    /// free/pinned pattern or the matrix changed, and then only from the
+    /// first row whose pattern changed. False when singular.
     fn solve_active(&mut self, p: &BandProblem, u: &mut [f64]) -> bool {
         // Pinned rows are identity rows, so their right-hand side is the
         // bound value and their columns act through the solution itself.
-        // The same pass compares the free/pinned pattern with the cached one.
-        let mut same = self.cached;
+        // The same pass finds the first row whose free/pinned pattern
+        // differs from the cached one.
+        let mut first = if self.cached { usize::MAX } else { 0 };
         for (i, ui) in u[..self.n].iter_mut().enumerate() {
             let b = self.trial[i];
-            same &= (b == Bound::Free) == (self.key[i] == Bound::Free);
+            if first == usize::MAX && (b == Bound::Free) != (self.key[i] == Bound::Free) {
+                first = i;
+            }
             *ui = match b {
                 Bound::Free => -p.q[i],
                 Bound::Lower => p.lo[i],
                 Bound::Upper => p.hi[i],
             };
         }
-        if !same {
+        if first != usize::MAX {
             self.factorizations += 1;
-            self.cached = self.lu.factor(&p.m, &self.trial);
+            self.cached = self.lu.factor_from(&p.m, &self.trial, first);
             if !self.cached {
                 return false;
             }

@@ -20,6 +20,7 @@ pub mod enumerate;
 mod lemke;
 pub mod problem;
 mod solver;
+mod sweep;
 mod transform;
 
 #[cfg(test)]
@@ -28,6 +29,8 @@ mod tests;
 mod tests_banded;
 #[cfg(test)]
 mod tests_random;
+#[cfg(test)]
+mod tests_sweep;
 
 pub use band::Band;
 pub use banded::{BandProblem, BandSolver};

@@ -135,8 +135,16 @@ fn band_solve_never_allocates() {
     assert_eq!(info.method, Method::BlockPivot);
     assert_eq!(count, 0, "reset band solve allocated");
 
-    // A chain pressed together takes the restart from all free.
-    let pressed = chain(n, |_| -1.0);
+    // A chain pressed together from all pinned: the monotone sweep.
+    let mut pressed = chain(n, |_| -1.0);
+    s.reset_active_set();
+    let (count, info) = allocations(|| s.solve(&pressed, &mut u, &mut w));
+    assert_eq!((info.status, info.iterations), (Status::Solved, 2));
+    assert_eq!(count, 0, "swept band solve allocated");
+
+    // With a (never active) upper bound the sweep does not apply: block
+    // pivoting frees one contact per solve and takes the restart from all free.
+    pressed.hi[n - 1] = 1e9;
     s.reset_active_set();
     let (count, info) = allocations(|| s.solve(&pressed, &mut u, &mut w));
     assert!(

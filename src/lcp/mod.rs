@@ -18,6 +18,7 @@ pub mod band;
 pub mod banded;
 pub mod enumerate;
 mod lemke;
+mod pivoting;
 pub mod problem;
 mod solver;
 mod transform;
@@ -42,7 +43,9 @@ pub struct Settings {
     /// [`Problem::scale`].
     pub tol: f64,
     /// Pivot budget for Lemke's method; `0` selects `50 + 20 * N` where `N` is
-    /// the size of the reformulated LCP (between `n` and `2 n`). For
+    /// the size of the reformulated LCP (between `n` and `2 n`). The same
+    /// number bounds the active-set solves of [`Solver`]'s block pivoting,
+    /// tried before Lemke (`0`: `10 + 2 n`). For
     /// [`BandSolver`] it is the budget of active-set solves instead (`0`:
     /// `50 + 2 n`); its dense fallback then uses the automatic Lemke budget.
     pub max_pivots: usize,
@@ -98,8 +101,9 @@ pub enum Method {
     Enumeration,
     /// No stage ran (invalid input or an empty problem).
     None,
-    /// Block principal pivoting on a band matrix ([`BandSolver`]): the stored
-    /// active set needed flipping before a candidate verified. (Last, so the
+    /// Block principal pivoting ([`Solver`]'s first cold method, and
+    /// [`BandSolver`]'s): the stored active set needed flipping before a
+    /// candidate verified. (Last, so the
     /// other variants keep their discriminants.)
     BlockPivot,
 }

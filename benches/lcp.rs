@@ -46,7 +46,7 @@ fn problem(rng: &mut Rng, n: usize) -> Problem {
 
 /// Mean ns per solve over `reps` rounds of all problems; also counts how
 /// many solves ended with each method.
-fn run(problems: &[Problem], reps: usize, cold: bool) -> (f64, [usize; 4]) {
+fn run(problems: &[Problem], reps: usize, cold: bool) -> (f64, [usize; 5]) {
     let n = problems[0].n();
     let mut solvers: Vec<Solver> = problems
         .iter()
@@ -56,7 +56,7 @@ fn run(problems: &[Problem], reps: usize, cold: bool) -> (f64, [usize; 4]) {
     for (s, p) in solvers.iter_mut().zip(problems) {
         s.solve(p, &mut u, &mut w);
     }
-    let mut methods = [0usize; 4];
+    let mut methods = [0usize; 5];
     let start = Instant::now();
     for _ in 0..reps {
         for (s, p) in solvers.iter_mut().zip(problems) {
@@ -296,7 +296,7 @@ fn main() {
         band_main(&mut rng);
         return;
     }
-    println!("size  cold ns/solve  warm ns/solve  cold methods [warm,lemke,enum,none]");
+    println!("size  cold ns/solve  warm ns/solve  cold methods [warm,lemke,enum,none,block]");
     for n in [2usize, 5, 10, 20, 50] {
         let problems: Vec<Problem> = (0..16).map(|_| problem(&mut rng, n)).collect();
         // Aim at roughly 0.3 s per measurement on a small machine.

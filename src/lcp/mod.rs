@@ -117,7 +117,8 @@ pub struct Info {
     pub method: Method,
     /// Natural-map residual of the returned candidate (NaN when there was none).
     pub residual: f64,
-    /// Lemke pivots, or linear solves for warm start and enumeration.
+    /// Lemke pivots, or linear solves for warm start, block pivoting and
+    /// enumeration.
     pub iterations: usize,
 }
 

@@ -18,6 +18,7 @@ pub mod band;
 pub mod banded;
 pub mod enumerate;
 mod lemke;
+mod pivoting;
 pub mod problem;
 mod solver;
 mod sweep;
@@ -45,7 +46,9 @@ pub struct Settings {
     /// [`Problem::scale`].
     pub tol: f64,
     /// Pivot budget for Lemke's method; `0` selects `50 + 20 * N` where `N` is
-    /// the size of the reformulated LCP (between `n` and `2 n`). For
+    /// the size of the reformulated LCP (between `n` and `2 n`). The same
+    /// number bounds the active-set solves of [`Solver`]'s block pivoting,
+    /// tried before Lemke (`0`: `10 + 2 n`). For
     /// [`BandSolver`] it is the budget of active-set solves instead (`0`:
     /// `50 + 2 n`); its dense fallback then uses the automatic Lemke budget.
     pub max_pivots: usize,
@@ -101,8 +104,9 @@ pub enum Method {
     Enumeration,
     /// No stage ran (invalid input or an empty problem).
     None,
-    /// Block principal pivoting on a band matrix ([`BandSolver`]): the stored
-    /// active set needed flipping before a candidate verified. (Last, so the
+    /// Block principal pivoting ([`Solver`]'s first cold method, and
+    /// [`BandSolver`]'s): the stored active set needed flipping before a
+    /// candidate verified. (Last, so the
     /// other variants keep their discriminants.)
     BlockPivot,
 }
@@ -116,7 +120,8 @@ pub struct Info {
     pub method: Method,
     /// Natural-map residual of the returned candidate (NaN when there was none).
     pub residual: f64,
-    /// Lemke pivots, or linear solves for warm start and enumeration.
+    /// Lemke pivots, or linear solves for warm start, block pivoting and
+    /// enumeration.
     pub iterations: usize,
 }
 

@@ -1,18 +1,24 @@
-//! The per-step solver: warm start, then Lemke, then enumeration.
+//! The per-step solver: warm start, block pivoting, Lemke, enumeration.
 //!
 //! An FMU step usually keeps the contact/friction mode of the previous step,
 //! so the stored active set is tried first and costs a couple of triangular
-//! solves against a cached LU. Only when that fails does the robust path run:
-//! lexicographic Lemke on the exact LCP reformulation, polished by one more
-//! active-set solve, and for small `n` exhaustive enumeration. All buffers are
+//! solves against a cached LU. When that fails, block principal pivoting
+//! starts from the same active set (a few factorizations of the free block,
+//! which settles P-matrix problems at a fraction of Lemke's cost); only when
+//! it stalls does the robust path run: lexicographic Lemke on the exact LCP
+//! reformulation, polished by one more active-set solve, and for small `n`
+//! exhaustive enumeration. All buffers are
 //! sized in [`Solver::new`], every candidate goes through the same
 //! verification, and the only state carried between calls that can change a
 //! result is the active set (the LU cache is keyed so it cannot).
 
 use super::active::{self, BlockSolver};
 use super::enumerate;
-use super::lemke::{Lemke, Outcome};
-use super::problem::{bound_scale, classify, entry_ok, verify, verify_sized};
+use super::lemke::{Lemke, Outcome as LemkeOutcome};
+use super::pivoting::{self, Outcome};
+use super::problem::{
+    bound_scale, clamp_to_box, classify, entry_ok, judge, mul_add, scale_with, verify, verify_sized,
+};
 use super::transform::Reformulation;
 use super::{Bound, Info, Method, Problem, Settings, Status};
 
@@ -180,8 +186,13 @@ impl Solver {
     #[inline(never)]
     fn solve_cold(&mut self, p: &Problem, u: &mut [f64], w: &mut [f64], mut best: f64) -> Info {
         let tol = self.settings.tol;
+        match self.block_pivot(p, u, w) {
+            (Some(true), r, solves) => return info(Status::Solved, Method::BlockPivot, r, solves),
+            (Some(false), r, _) => best = best.min(r),
+            (None, _, _) => {}
+        }
         let (outcome, pivots) = self.lemke(p);
-        if outcome == Outcome::Solution {
+        if outcome == LemkeOutcome::Solution {
             match self.polish(p, u, w) {
                 (true, r) => {
                     classify(p, u, tol, &mut self.active);
@@ -206,10 +217,10 @@ impl Solver {
         }
         let status = match outcome {
             // A compact box always has a solution: the ray is Lemke's failure.
-            Outcome::Ray if compact(p) => Status::NumericalFailure,
-            Outcome::Ray => Status::Infeasible,
-            Outcome::MaxPivots => Status::MaxIterations,
-            Outcome::Numerical | Outcome::Solution => Status::NumericalFailure,
+            LemkeOutcome::Ray if compact(p) => Status::NumericalFailure,
+            LemkeOutcome::Ray => Status::Infeasible,
+            LemkeOutcome::MaxPivots => Status::MaxIterations,
+            LemkeOutcome::Numerical | LemkeOutcome::Solution => Status::NumericalFailure,
         };
         u.fill(f64::NAN);
         w.fill(f64::NAN);
@@ -245,15 +256,62 @@ impl Solver {
         ok
     }
 
+    /// Block principal pivoting from the stored active set (the defaults
+    /// without warm start). On a verified candidate the active set becomes
+    /// the one pivoting ended on, whose factors stay cached for the next step.
+    /// Returns whether a candidate verified (`None`: pivoting gave none), its
+    /// residual and the number of active-set solves.
+    fn block_pivot(
+        &mut self,
+        p: &Problem,
+        u: &mut [f64],
+        w: &mut [f64],
+    ) -> (Option<bool>, f64, usize) {
+        let n = self.n;
+        let (q, lo, hi) = (
+            &p.q.as_slice()[..n],
+            &p.lo.as_slice()[..n],
+            &p.hi.as_slice()[..n],
+        );
+        if self.settings.warm_start {
+            self.trial.copy_from_slice(&self.active);
+        } else {
+            for i in 0..n {
+                self.trial[i] = Bound::default_for(lo[i], hi[i]);
+            }
+        }
+        let thr = self.settings.tol * scale_with(q, self.bound_scale);
+        let budget = match self.settings.max_pivots {
+            0 => PIVOT_BUDGET + 2 * n,
+            k => k,
+        };
+        let (outcome, solves) =
+            pivoting::run(p, &mut self.block, &mut self.trial, u, w, thr, budget);
+        let Outcome::Converged { inside } = outcome else {
+            return (None, f64::NAN, solves);
+        };
+        // The shared acceptance test; when `u` is in the box already the clamp
+        // is a no-op and `w` was computed from this very `u`.
+        let in_box = inside || clamp_to_box(lo, hi, u, thr);
+        if !inside {
+            mul_add(p, u, w);
+        }
+        let (ok, r) = judge(lo, hi, u, w, thr, in_box);
+        if ok {
+            self.active.copy_from_slice(&self.trial);
+        }
+        (Some(ok), r, solves)
+    }
+
     /// Builds the reformulated tableau and runs Lemke on it.
-    fn lemke(&mut self, p: &Problem) -> (Outcome, usize) {
+    fn lemke(&mut self, p: &Problem) -> (LemkeOutcome, usize) {
         let big_n = self.reform.setup(p);
         let budget = match self.settings.max_pivots {
             0 => 50 + 20 * big_n,
             k => k,
         };
         if !self.reform.fill_tableau(p, &mut self.lemke.t) {
-            return (Outcome::Numerical, 0);
+            return (LemkeOutcome::Numerical, 0);
         }
         self.lemke.run(big_n, budget)
     }
@@ -283,6 +341,9 @@ impl Solver {
         }
     }
 }
+
+/// Active-set solves block pivoting may spend beyond `2 n` before Lemke takes over.
+const PIVOT_BUDGET: usize = 10;
 
 /// Whether every bound is finite (then a solution exists for any `M`).
 fn compact(p: &Problem) -> bool {

@@ -143,7 +143,7 @@ fn warm_start_hits_and_repeats_bitwise() {
     s.reset_active_set();
     let (mut u1, mut w1) = ([0.0; 3], [0.0; 3]);
     let i1 = s.solve(&p, &mut u1, &mut w1);
-    assert_eq!((i1.status, i1.method), (Status::Solved, Method::Lemke));
+    assert_eq!((i1.status, i1.method), (Status::Solved, Method::BlockPivot));
     let (mut u2, mut w2) = ([0.0; 3], [0.0; 3]);
     let i2 = s.solve(&p, &mut u2, &mut w2);
     assert_eq!(

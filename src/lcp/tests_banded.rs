@@ -568,8 +568,12 @@ fn iteration_budget_and_settings() {
             assert_eq!(info.status, Status::MaxIterations, "{info:?}");
             assert_eq!(info.iterations, 1);
         } else {
-            // The dense fallback keeps its own (automatic) Lemke budget.
-            assert_eq!((info.status, info.method), (Status::Solved, Method::Lemke));
+            // The dense fallback keeps its own (automatic) budget; its cold
+            // method on a P-matrix is block pivoting.
+            assert_eq!(
+                (info.status, info.method),
+                (Status::Solved, Method::BlockPivot)
+            );
         }
     }
 }

@@ -1,0 +1,168 @@
+//! Block principal pivoting, the dense solver's first cold method.
+//!
+//! After a failed warm start the stored active set is usually close to right:
+//! a few components changed side. Flipping every infeasible component at
+//! once and solving the new free block (Júdice–Pires) reaches the solution
+//! of a P-matrix problem in a handful of factorizations of `M_FF`, where
+//! Lemke pays a Gauss–Jordan pivot on a `N x (2N + 2)` tableau per basis
+//! change plus the box reformulation and a polishing solve. When the number
+//! of infeasible components stops dropping, Murty's least-index single flip
+//! takes over, which terminates for P-matrices; on other matrices (friction
+//! cones) pivoting may stall, and the caller falls back to Lemke after a
+//! small budget, so robustness is Lemke's and only the common case is faster.
+//! Each candidate is the `BlockSolver`'s, so the active set found here leaves
+//! its factors cached for the next warm-started step.
+
+use super::active::BlockSolver;
+use super::problem::mul_add;
+use super::{Bound, Problem};
+
+/// Relative part of the verification threshold below which a violated sign
+/// is not flipped (round-off of a component sitting on its bound).
+const FLIP_TOL: f64 = 1e-3;
+/// Block flips tried without a drop of the infeasible count before Murty's
+/// single flip takes over.
+const BLOCK_RETRIES: usize = 3;
+
+/// How a pivoting run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// No component violates its side: `u`, `w = M u + q` hold the candidate
+    /// (`inside`: `u` already lies in the box, so the clamp changes nothing).
+    Converged { inside: bool },
+    /// A singular free block, non-finite numbers or the budget ran out.
+    Failed,
+}
+
+/// Runs block principal pivoting from `trial` (a valid active set for the
+/// bounds of `p`), leaving the last candidate in `u`, `w` and its active set
+/// in `trial`. `thr` is the verification threshold `tol * scale`; `budget`
+/// bounds the number of active-set solves. Returns the outcome and the solves.
+pub(super) fn run(
+    p: &Problem,
+    block: &mut BlockSolver,
+    trial: &mut [Bound],
+    u: &mut [f64],
+    w: &mut [f64],
+    thr: f64,
+    budget: usize,
+) -> (Outcome, usize) {
+    let n = p.n();
+    let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
+    let eps = FLIP_TOL * thr;
+    let (mut fewest, mut retries) = (usize::MAX, BLOCK_RETRIES);
+    for solves in 1..=budget {
+        if !block.solve(p, trial, u) {
+            return (Outcome::Failed, solves);
+        }
+        mul_add(p, u, w);
+        let (mut count, mut first) = (0, usize::MAX);
+        let (mut finite, mut inside) = (true, true);
+        for i in (0..n).rev() {
+            // `abs() < inf` is `is_finite` in one comparison (NaN fails it).
+            finite &= u[i].abs() < f64::INFINITY && w[i].abs() < f64::INFINITY;
+            inside &= u[i] >= lo[i] && u[i] <= hi[i];
+            if violates(trial[i], lo[i], hi[i], u[i], w[i], eps) {
+                count += 1;
+                first = i;
+            }
+        }
+        if !finite {
+            return (Outcome::Failed, solves);
+        }
+        if count == 0 {
+            return (Outcome::Converged { inside }, solves);
+        }
+        // Júdice–Pires: block flips while the count drops (or for a few more
+        // tries), then Murty's least-index flip until it drops again.
+        if count < fewest {
+            (fewest, retries) = (count, BLOCK_RETRIES);
+        } else if retries > 0 {
+            retries -= 1;
+        } else {
+            trial[first] = flipped(trial[first], u[first], lo[first]);
+            continue;
+        }
+        for i in 0..n {
+            if violates(trial[i], lo[i], hi[i], u[i], w[i], eps) {
+                trial[i] = flipped(trial[i], u[i], lo[i]);
+            }
+        }
+    }
+    (Outcome::Failed, budget)
+}
+
+/// Whether a component violates its side of the active set by more than
+/// `eps`. A component pinned where `lo == hi` never does (any `w` suits it).
+#[inline(always)]
+fn violates(b: Bound, lo: f64, hi: f64, u: f64, w: f64, eps: f64) -> bool {
+    match b {
+        Bound::Free => u < lo - eps || u > hi + eps,
+        _ if lo == hi => false,
+        Bound::Lower => w < -eps,
+        Bound::Upper => w > eps,
+    }
+}
+
+/// The new side of a violating component: a free one goes to the bound it
+/// crossed, a pinned one is freed.
+#[inline(always)]
+fn flipped(b: Bound, u: f64, lo: f64) -> Bound {
+    match b {
+        Bound::Free if u < lo => Bound::Lower,
+        Bound::Free => Bound::Upper,
+        Bound::Lower | Bound::Upper => Bound::Free,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{DMatrix, DVector};
+
+    #[test]
+    fn murty_matrix_from_all_pinned() {
+        // Murty's upper-triangular matrix with q = -1: the solution is e_n.
+        let n = 8;
+        let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
+            std::cmp::Ordering::Equal => 1.0,
+            std::cmp::Ordering::Less => 2.0,
+            std::cmp::Ordering::Greater => 0.0,
+        });
+        let p = Problem::lcp(m, DVector::from_element(n, -1.0));
+        let mut block = BlockSolver::new(n);
+        let mut trial = vec![Bound::Lower; n];
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let (o, solves) = run(&p, &mut block, &mut trial, &mut u, &mut w, 1e-9, 100);
+        assert_eq!(o, Outcome::Converged { inside: true });
+        assert!(solves > 1);
+        let mut want = vec![0.0; n];
+        want[n - 1] = 1.0;
+        assert_eq!(u, want);
+        assert!(trial[..n - 1].iter().all(|&b| b == Bound::Lower));
+        assert_eq!(trial[n - 1], Bound::Free);
+    }
+
+    #[test]
+    fn box_sides_and_budget() {
+        // u_0 is pushed past hi = 1, u_1 below lo = -1: both end pinned.
+        let m = DMatrix::from_row_slice(2, 2, &[2.0, 0.5, 0.5, 2.0]);
+        let p = Problem::boxed(
+            m,
+            DVector::from_vec(vec![-10.0, 10.0]),
+            DVector::from_vec(vec![-1.0, -1.0]),
+            DVector::from_vec(vec![1.0, 1.0]),
+        );
+        let mut block = BlockSolver::new(2);
+        let mut trial = vec![Bound::Free; 2];
+        let (mut u, mut w) = (vec![0.0; 2], vec![0.0; 2]);
+        let (o, _) = run(&p, &mut block, &mut trial, &mut u, &mut w, 1e-9, 10);
+        assert_eq!(o, Outcome::Converged { inside: true });
+        assert_eq!(trial, [Bound::Upper, Bound::Lower]);
+        assert_eq!(u, [1.0, -1.0]);
+        assert!(w[0] < 0.0 && w[1] > 0.0);
+        let mut trial = vec![Bound::Free; 2];
+        let (o, solves) = run(&p, &mut block, &mut trial, &mut u, &mut w, 1e-9, 1);
+        assert_eq!((o, solves), (Outcome::Failed, 1));
+    }
+}

@@ -256,12 +256,13 @@ impl Instance {
         // Comparisons with infinity instead of `is_finite`, which compiles to
         // integer bit tests: NaN fails every comparison, and with t finite and
         // h > 0, t + h can only overflow upwards.
+        // `&` rather than `&&`: every test is cheap, and one branch beats six.
         let valid = allowed(Call::DoStep, self.phase)
-            && h > 0.0
-            && h < f64::INFINITY
-            && t.abs() < f64::INFINITY
-            && !((t - self.time).abs() > 1e-10 * self.time.abs().max(1.0))
-            && t + h < f64::INFINITY;
+            & (h > 0.0)
+            & (h < f64::INFINITY)
+            & (t.abs() < f64::INFINITY)
+            & !((t - self.time).abs() > 1e-10 * self.time.abs().max(1.0))
+            & (t + h < f64::INFINITY);
         if !valid {
             return Err(self.refused_step(t, h));
         }

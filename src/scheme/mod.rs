@@ -258,7 +258,7 @@ impl Stepper {
     }
 
     /// Moves the result of the last step into `x` and `u` (by swapping buffers).
-    #[inline]
+    #[inline(always)]
     pub fn take_result(&mut self, x: &mut Vec<f64>, u: &mut Vec<f64>) {
         each!(self, s => s.take_result(x, u))
     }

@@ -242,7 +242,7 @@ impl Lu {
 
     /// Overwrites `b[..k]` with the solution of the factored system; only
     /// meaningful after a factorization that returned true.
-    #[inline]
+    #[inline(always)]
     pub fn solve(&self, b: &mut [f64]) {
         // The orders of the warm-started LCP's free block: the same arithmetic
         // with the loops unrolled.

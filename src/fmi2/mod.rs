@@ -256,12 +256,13 @@ impl Instance {
         // Comparisons with infinity instead of `is_finite`, which compiles to
         // integer bit tests: NaN fails every comparison, and with t finite and
         // h > 0, t + h can only overflow upwards.
+        // `&` rather than `&&`: every test is cheap, and one branch beats six.
         let valid = allowed(Call::DoStep, self.phase)
-            && h > 0.0
-            && h < f64::INFINITY
-            && t.abs() < f64::INFINITY
-            && !((t - self.time).abs() > 1e-10 * self.time.abs().max(1.0))
-            && t + h < f64::INFINITY;
+            & (h > 0.0)
+            & (h < f64::INFINITY)
+            & (t.abs() < f64::INFINITY)
+            & !((t - self.time).abs() > 1e-10 * self.time.abs().max(1.0))
+            & (t + h < f64::INFINITY);
         if !valid {
             return Err(self.refused_step(t, h));
         }
@@ -286,17 +287,27 @@ impl Instance {
         if reports {
             self.last_report = StepReport::default();
         }
-        for k in 1..=n {
+        // A loop that tests for its end once per sub-step, after the step: the
+        // common single sub-step runs straight through.
+        let mut k = 1;
+        loop {
             if let Err(why) = self.stepper.step(&self.lcs, &self.states, &self.inputs, hs) {
                 return Err(self.failed_step(why, hs, k, n));
             }
-            if let Some(event) = self.stepper.event() {
-                let mut r = event.report;
-                r.accumulation = r.accumulation.map(|local| self.time + local);
-                self.last_report.add(&r);
+            if reports {
+                if let Some(event) = self.stepper.event() {
+                    let mut r = event.report;
+                    r.accumulation = r.accumulation.map(|local| self.time + local);
+                    self.last_report.add(&r);
+                }
             }
             self.stepper.take_result(&mut self.states, &mut self.pairs);
-            self.time = if k == n { t + h } else { t + k as f64 * hs };
+            if k == n {
+                self.time = t + h;
+                break;
+            }
+            self.time = t + k as f64 * hs;
+            k += 1;
         }
         self.last_successful_time = self.time;
         if reports {

@@ -120,6 +120,17 @@ impl BlockSolver {
             return false;
         }
         let (q, c) = (&p.q.as_slice()[..n], &self.c[..n]);
+        let u = &mut u[..n];
+        if self.k == n {
+            // Nothing pinned (the free block is the whole matrix, `c` is zero):
+            // the same sums without the index lists, which a compile-time `n`
+            // unrolls completely.
+            for i in 0..n {
+                u[i] = -(q[i] + c[i]);
+            }
+            self.lu.solve(u);
+            return true;
+        }
         let k = self.k.min(n);
         let (idx, rhs) = (&self.idx[..k], &mut self.rhs[..k]);
         for r in 0..k {
@@ -127,7 +138,6 @@ impl BlockSolver {
             rhs[r] = -(q[i] + c[i]);
         }
         self.lu.solve(rhs);
-        let u = &mut u[..n];
         u.copy_from_slice(&self.pinned[..n]);
         for r in 0..k {
             u[idx[r]] = rhs[r];

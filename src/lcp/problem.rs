@@ -245,7 +245,8 @@ pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], thr: f64) -> b
     let mut in_box = true;
     for i in 0..n {
         // Written so that NaN fails the test.
-        in_box &= u[i] >= lo[i] - thr && u[i] <= hi[i] + thr;
+        // `&` rather than `&&`: the same truth value without a branch per entry.
+        in_box &= (u[i] >= lo[i] - thr) & (u[i] <= hi[i] + thr);
         u[i] = u[i].max(lo[i]).min(hi[i]);
     }
     in_box
@@ -271,7 +272,7 @@ pub(super) fn judge(
         let d = (u[i] - (u[i] - w[i]).max(lo[i]).min(hi[i])).abs();
         // An infinite w_i at a bound passes the residual but is no answer.
         // `abs() < inf`: `is_finite` in one comparison (NaN fails it).
-        sane &= w[i].abs() < f64::INFINITY && !d.is_nan();
+        sane &= (w[i].abs() < f64::INFINITY) & !d.is_nan();
         r = r.max(d);
     }
     if !sane {

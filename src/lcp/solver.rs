@@ -230,11 +230,15 @@ impl Solver {
     /// The cheap per-call check: sizes, finite `q`, sane bounds.
     #[inline(always)]
     fn sizes_ok(&self, n: usize, p: &Problem, u: &[f64], w: &[f64]) -> bool {
+        // The lengths of the slices the solve indexes (nalgebra keeps the shape
+        // apart from its buffer): once checked here, the compiler drops the
+        // bounds checks of the warm start and the verification that follow.
         let sizes = p.m.nrows() == n
             && p.m.ncols() == n
-            && p.q.len() == n
-            && p.lo.len() == n
-            && p.hi.len() == n
+            && p.m.as_slice().len() == n * n
+            && p.q.as_slice().len() == n
+            && p.lo.as_slice().len() == n
+            && p.hi.as_slice().len() == n
             && u.len() == n
             && w.len() == n;
         if !sizes {

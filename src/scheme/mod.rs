@@ -88,12 +88,12 @@ impl std::fmt::Display for StepError {
 pub(crate) fn tidy(v: &mut [f64]) -> bool {
     let mut finite = true;
     for x in v {
-        // Also turns -0.0 into 0.0, which nobody wants to see in a result.
-        if x.abs() < f64::MIN_POSITIVE {
-            *x = 0.0;
-        }
+        let a = x.abs();
+        // Also turns -0.0 into 0.0, which nobody wants to see in a result. A
+        // select rather than a conditional store: no branch per entry.
+        *x = if a < f64::MIN_POSITIVE { 0.0 } else { *x };
         // A comparison, not `is_finite` (integer bit tests); NaN fails it too.
-        finite &= x.abs() < f64::INFINITY;
+        finite &= a < f64::INFINITY;
     }
     finite
 }
@@ -258,11 +258,13 @@ impl Stepper {
     }
 
     /// Moves the result of the last step into `x` and `u` (by swapping buffers).
+    #[inline(always)]
     pub fn take_result(&mut self, x: &mut Vec<f64>, u: &mut Vec<f64>) {
         each!(self, s => s.take_result(x, u))
     }
 
     /// The event-driven stepper, when that is the scheme (for its reports).
+    #[inline]
     pub fn event(&self) -> Option<&EventStepper> {
         match self {
             Stepper::Event(s) => Some(s),

@@ -243,6 +243,7 @@ impl ThetaStepper {
 
     /// Moves the result of the last step into `x` and `u` (by swapping buffers:
     /// the step path copies nothing it does not have to).
+    #[inline]
     pub fn take_result(&mut self, x: &mut Vec<f64>, u: &mut Vec<f64>) {
         std::mem::swap(x, &mut self.x_next);
         std::mem::swap(u, &mut self.u_next);

@@ -152,6 +152,11 @@ impl Component {
 
 /// The entry helper: runs `body` on the component behind `c` and turns the
 /// outcome into a status. `what` names the FMI function in messages.
+///
+/// Everything that formats a message is in cold functions, so the common path
+/// is the NULL and poison tests and the panic guard (which costs nothing
+/// unless a panic unwinds).
+#[inline(always)]
 pub fn enter(
     c: fmi2Component,
     what: &str,
@@ -163,35 +168,55 @@ pub fn enter(
     // SAFETY: a non-NULL component is one fmi2Instantiate returned and that was not freed.
     let comp = unsafe { &mut *(c as *mut Component) };
     if comp.poisoned {
-        comp.log(
-            fmi2Status::fmi2Error,
-            &format!(
-                "{what}: the instance failed fatally earlier; only fmi2FreeInstance is possible"
-            ),
-        );
-        return fmi2Status::fmi2Error;
+        return refuse_poisoned(comp, what);
     }
     match catch_unwind(AssertUnwindSafe(|| body(comp))) {
         Ok(Ok(status)) => status,
-        Ok(Err(FmiError { severity, message })) => {
-            let status = status_of(severity);
-            comp.log(status, &format!("{what}: {message}"));
-            status
-        }
-        Err(panic) => {
-            comp.poisoned = true;
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown cause".into());
-            comp.log(
-                fmi2Status::fmi2Fatal,
-                &format!("{what}: internal error ({why}); the instance cannot be used any more"),
-            );
-            fmi2Status::fmi2Fatal
-        }
+        Ok(Err(e)) => report_error(comp, what, e),
+        Err(panic) => report_panic(comp, what, panic),
     }
+}
+
+/// A call on a component that an earlier panic left unusable.
+#[cold]
+#[inline(never)]
+fn refuse_poisoned(comp: &Component, what: &str) -> fmi2Status {
+    comp.log(
+        fmi2Status::fmi2Error,
+        &format!("{what}: the instance failed fatally earlier; only fmi2FreeInstance is possible"),
+    );
+    fmi2Status::fmi2Error
+}
+
+/// Logs a failed call and returns its status.
+#[cold]
+#[inline(never)]
+fn report_error(comp: &Component, what: &str, e: FmiError) -> fmi2Status {
+    let FmiError { severity, message } = e;
+    let status = status_of(severity);
+    comp.log(status, &format!("{what}: {message}"));
+    status
+}
+
+/// Poisons the component after a panic and logs why.
+#[cold]
+#[inline(never)]
+fn report_panic(
+    comp: &mut Component,
+    what: &str,
+    panic: Box<dyn std::any::Any + Send>,
+) -> fmi2Status {
+    comp.poisoned = true;
+    let why = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown cause".into());
+    comp.log(
+        fmi2Status::fmi2Fatal,
+        &format!("{what}: internal error ({why}); the instance cannot be used any more"),
+    );
+    fmi2Status::fmi2Fatal
 }
 
 /// Builds a slice from a C array; NULL is fine when `n == 0`.

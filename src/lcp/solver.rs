@@ -268,11 +268,7 @@ impl Solver {
         w: &mut [f64],
     ) -> (Option<bool>, f64, usize) {
         let n = self.n;
-        let (q, lo, hi) = (
-            &p.q.as_slice()[..n],
-            &p.lo.as_slice()[..n],
-            &p.hi.as_slice()[..n],
-        );
+        let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
         if self.settings.warm_start {
             self.trial.copy_from_slice(&self.active);
         } else {

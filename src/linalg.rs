@@ -190,26 +190,11 @@ impl Lu {
 
     /// Factors the principal submatrix `m[idx, idx]`.
     pub fn factor_block(&mut self, m: &DMatrix<f64>, idx: &[usize]) -> bool {
-        let (k, n) = (idx.len(), m.nrows());
-        let ms = m.as_slice();
-        let a = &mut self.a[..k * k];
-        let mut scale = 0.0f64;
-        // Block column by block column, each gathered from one column of the
-        // column-major `m` by plain slice indexing: on small blocks (block
-        // pivoting on n = 16) `m[(i, j)]` per entry cost as much as the
-        // elimination.
-        for (c, &j) in idx.iter().enumerate() {
-            let col = &ms[j * n..(j + 1) * n];
-            for (r, &i) in idx.iter().enumerate() {
-                let x = col[i];
-                a[r * k + c] = x;
-                scale = scale.max(x.abs());
-            }
-        }
-        self.eliminate(k, scale)
+        self.factor_with(idx.len(), |r, c| m[(idx[r], idx[c])])
     }
 
     fn factor_with(&mut self, k: usize, entry: impl Fn(usize, usize) -> f64) -> bool {
+        self.k = k;
         let a = &mut self.a[..k * k];
         let mut scale = 0.0f64;
         for r in 0..k {
@@ -219,14 +204,6 @@ impl Lu {
                 scale = scale.max(x.abs());
             }
         }
-        self.eliminate(k, scale)
-    }
-
-    /// LU with partial pivoting of the `k x k` block already in `a`, whose
-    /// largest magnitude is `scale`.
-    fn eliminate(&mut self, k: usize, scale: f64) -> bool {
-        self.k = k;
-        let a = &mut self.a[..k * k];
         if !scale.is_finite() {
             return false;
         }

@@ -147,6 +147,9 @@ impl Lemke {
         }
         // Level 0 is the ordinary ratio; levels 1..=n use the columns of B^-1.
         for level in 0..=n {
+            if level == 1 && initial {
+                return Ok(Some(self.initial_tie(n, e, len)));
+            }
             let key_col = if level == 0 { cols - 1 } else { level - 1 };
             let key = |r: usize| t[r * cols + key_col] / (sign * t[r * cols + e]);
             let mut best = f64::INFINITY;
@@ -176,6 +179,28 @@ impl Lemke {
             }
         }
         Ok(Some(self.cand[0]))
+    }
+
+    /// The lexicographic levels of the first step, whose `B^-1` is still the
+    /// identity: at level `L` every candidate's key is 0 except row `L - 1`'s,
+    /// `1 / -T[L - 1, e]`, which drops that row when it exceeds the tie width.
+    /// Walking the candidates in ascending order therefore gives the same row
+    /// as the general levels, in one pass instead of one pass per level (on
+    /// an all-tied `q`, such as Murty's `q = -1`, that was `n^2` divisions).
+    fn initial_tie(&mut self, n: usize, e: usize, len: usize) -> usize {
+        let cols = 2 * n + 2;
+        let mut left = len;
+        for c in 0..len {
+            let r = self.cand[c];
+            if left == 1 {
+                return r;
+            }
+            if 1.0 / -self.t[r * cols + e] <= TIE_TOL {
+                return r;
+            }
+            left -= 1;
+        }
+        self.cand[len - 1]
     }
 
     /// Every row of `[rhs | B^-1]` is lexicographically positive (first entry

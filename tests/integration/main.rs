@@ -8,6 +8,7 @@
 //!   FMU-state replay and serialization, reset, zero-allocation steps
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
 //! - `description`  modelDescription.xml: golden file and structural rules
+//! - `coupled`      the coupled bead column (dense contact LCP, N = 100): every step solved
 //! - `event`        the event-driven scheme: switching times and states against closed
 //!   forms, accumulation, events at communication points, FMU-state replay
 //! - `blocks`       the signal form: lowering against matrix models, feedthrough of
@@ -45,6 +46,7 @@ mod alloc;
 mod blocks;
 mod c_header;
 mod call_sequences;
+mod coupled;
 mod description;
 mod docs;
 mod event;

@@ -15,7 +15,8 @@
 //!   (`y_i`, starting with a shear of 1 mm/s between neighbours), with Coulomb
 //!   friction `mu = 0.3` at every contact: a dense LCP of 4N unknowns.
 //! - *coupled column*: the struck column with springs between neighbouring
-//!   beads (`k = 100 N/m`), which couples `Ŵ` and makes the LCP dense.
+//!   beads (`k = 100 N/m`, `tests/data/coupled_chain.toml`), which couples `Ŵ`
+//!   and makes the LCP dense.
 //!
 //! The trajectory is the same in every run, so besides the slowest step of
 //! the run with the best mean the bench prints the slowest of the per-step
@@ -91,12 +92,11 @@ fn run(model: &Model, starts: &[(u32, f64)], steps: usize, runs: usize) -> Resul
     Ok(best)
 }
 
-/// The bundled bead chain with friction (`friction`) or neighbour springs
-/// (`!friction`) added, written out for `n` beads.
-fn variant(n: usize, friction: bool) -> String {
+/// The bundled bead chain with friction added (each bead can also slide
+/// sideways), written out for `n` beads.
+fn friction_chain(n: usize) -> String {
     let mut t = String::new();
-    let name = if friction { "friction" } else { "coupled" };
-    writeln!(t, "[model]\nname = \"{name}_chain\"\n").unwrap();
+    writeln!(t, "[model]\nname = \"friction_chain\"\n").unwrap();
     writeln!(t, "[scheme]\nmethod = \"moreau-jean\"\n").unwrap();
     for (p, v) in [
         ("m", 0.01),
@@ -104,7 +104,6 @@ fn variant(n: usize, friction: bool) -> String {
         ("g", 9.81),
         ("e", 0.5),
         ("mu", 0.3),
-        ("k", 100.0),
     ] {
         writeln!(t, "[[parameters]]\nname = \"{p}\"\nvalue = {v}\n").unwrap();
     }
@@ -114,28 +113,19 @@ fn variant(n: usize, friction: bool) -> String {
         } else {
             ((i - 1) as f64 * 0.01, 0.0)
         };
-        let mut force = "-m*g".to_string();
-        if !friction && i > 1 {
-            write!(force, " - k*(q{i} - q{} - d)", i - 1).unwrap();
-        }
-        if !friction && i < n {
-            write!(force, " + k*(q{} - q{i} - d)", i + 1).unwrap();
-        }
         writeln!(
             t,
             "[[coordinates]]\nname = \"q{i}\"\nvelocity = \"v{i}\"\nstart = {start}\n\
-             velocity_start = {v0}\nmass = \"m\"\nforce = \"{force}\"\n"
+             velocity_start = {v0}\nmass = \"m\"\nforce = \"-m*g\"\n"
         )
         .unwrap();
-        if friction {
-            writeln!(
-                t,
-                "[[coordinates]]\nname = \"y{i}\"\nvelocity = \"w{i}\"\n\
-                 velocity_start = {}\nmass = \"m\"\n",
-                i as f64 * 1e-3
-            )
-            .unwrap();
-        }
+        writeln!(
+            t,
+            "[[coordinates]]\nname = \"y{i}\"\nvelocity = \"w{i}\"\n\
+             velocity_start = {}\nmass = \"m\"\n",
+            i as f64 * 1e-3
+        )
+        .unwrap();
     }
     for i in 1..=n {
         let gap = if i == 1 {
@@ -148,14 +138,12 @@ fn variant(n: usize, friction: bool) -> String {
             "[[contacts]]\nname = \"p{i}\"\ngap = \"{gap}\"\nrestitution = \"e\""
         )
         .unwrap();
-        if friction {
-            let slip = if i == 1 {
-                "w1".to_string()
-            } else {
-                format!("w{i} - w{}", i - 1)
-            };
-            writeln!(t, "friction = \"mu\"\nslip = \"{slip}\"").unwrap();
-        }
+        let slip = if i == 1 {
+            "w1".to_string()
+        } else {
+            format!("w{i} - w{}", i - 1)
+        };
+        writeln!(t, "friction = \"mu\"\nslip = \"{slip}\"").unwrap();
         t.push('\n');
     }
     t
@@ -207,16 +195,14 @@ fn main() {
     }
     // The dense contact problems: 4N unknowns with friction, N coupled
     // through Ŵ⁻¹; their cold solves grow like the cube of the size.
-    for (friction, sizes) in [(true, [10, 30, 100]), (false, [10, 30, 100])] {
-        for n in sizes {
-            let file = Path::new("chain_variant.toml");
-            let model = validate::from_str(&variant(n, friction), file).unwrap();
-            let name = if friction {
-                "friction column"
-            } else {
-                "coupled column"
-            };
-            print(name, n, 1000, &run(&model, &[], 1000, 3));
-        }
+    let coupled = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/coupled_chain.toml");
+    for n in [10, 30, 100] {
+        let file = Path::new("friction_chain.toml");
+        let model = validate::from_str(&friction_chain(n), file).unwrap();
+        print("friction column", n, 1000, &run(&model, &[], 1000, 3));
+    }
+    for n in [10, 30, 100] {
+        let model = validate::load_with_defines(&coupled, &[("N".into(), n as i64)]).unwrap();
+        print("coupled column", n, 1000, &run(&model, &[], 1000, 3));
     }
 }

@@ -106,7 +106,7 @@ fn random_q(rng: &mut Rng, q: &mut [f64], variant: usize) {
     }
 }
 
-fn max_diff(a: &[f64], b: &[f64]) -> f64 {
+pub(super) fn max_diff(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .map(|(x, y)| (x - y).abs())
@@ -152,7 +152,7 @@ fn random_band_p_matrices_match_enumeration_and_the_dense_solver() {
 /// `M = G diag(1/m) G^T` for beads on a line against a wall: contact 0 is
 /// bead 0 with the wall, contact i > 0 is bead i with bead i - 1, so `G` is
 /// lower bidiagonal and `M` tridiagonal, symmetric positive definite.
-fn chain(n: usize, mass: impl Fn(usize) -> f64) -> Band {
+pub(super) fn chain(n: usize, mass: impl Fn(usize) -> f64) -> Band {
     let mut m = Band::zeros(n, 1, 1);
     for i in 0..n {
         m.add(i, i, 1.0 / mass(i));
@@ -166,7 +166,7 @@ fn chain(n: usize, mass: impl Fn(usize) -> f64) -> Band {
     m
 }
 
-fn chain_mass(i: usize) -> f64 {
+pub(super) fn chain_mass(i: usize) -> f64 {
     1.0 + (i % 3) as f64 * 0.5
 }
 

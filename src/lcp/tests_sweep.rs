@@ -7,6 +7,7 @@
 
 use super::enumerate::first_solution;
 use super::sweep::Sweep;
+use super::tests_banded::{chain, chain_mass, max_diff};
 use super::tests_random::Rng;
 use super::{Band, BandProblem, BandSolver, Bound, Method, Settings, Solver, Status};
 
@@ -42,13 +43,6 @@ fn z_bounds(rng: &mut Rng, p: &mut BandProblem) {
         p.lo[i] = lo;
         p.hi[i] = if rng.below(4) == 0 { lo } else { INF };
     }
-}
-
-fn max_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 #[test]
@@ -112,28 +106,12 @@ fn sweep_active_sets_match_enumeration_and_the_dense_solver() {
     assert!(swept >= 9 * 40 - 10, "{swept}");
 }
 
-/// Beads against a wall (contact 0) and each other, masses cycling 1, 1.5, 2.
-fn bead_chain(n: usize) -> Band {
-    let mass = |i: usize| 1.0 + (i % 3) as f64 * 0.5;
-    let mut m = Band::zeros(n, 1, 1);
-    for i in 0..n {
-        m.add(i, i, 1.0 / mass(i));
-        if i > 0 {
-            let c = 1.0 / mass(i - 1);
-            m.add(i, i, c);
-            m.set(i, i - 1, -c);
-            m.set(i - 1, i, -c);
-        }
-    }
-    m
-}
-
 #[test]
 fn travelling_loads_take_two_solves_at_ten_thousand() {
     // The worst cases for flipping: the stored active set is wrong everywhere
     // the answer needs information from the far end of the chain.
     let n = 10_000;
-    let mut p = BandProblem::new(bead_chain(n));
+    let mut p = BandProblem::new(chain(n, chain_mass));
     let mut s = BandSolver::new(n, 1, 1, Settings::default());
     let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
     // (1) A blow at the far end from all pinned: every contact must be freed,
@@ -181,7 +159,7 @@ fn travelling_loads_take_two_solves_at_ten_thousand() {
 #[test]
 fn problems_outside_the_sweep_go_to_block_pivoting() {
     let n = 6;
-    let mut p = BandProblem::new(bead_chain(n));
+    let mut p = BandProblem::new(chain(n, chain_mass));
     assert!(Sweep::applies(&p));
     // An upper bound that can become active.
     p.hi[2] = 1.0;

@@ -46,7 +46,7 @@ fn problem(rng: &mut Rng, n: usize) -> Problem {
 
 /// Mean ns per solve over `reps` rounds of all problems; also counts how
 /// many solves ended with each method.
-fn run(problems: &[Problem], reps: usize, cold: bool) -> (f64, [usize; 5]) {
+fn run(problems: &[Problem], reps: usize, cold: bool) -> (f64, [usize; 6]) {
     let n = problems[0].n();
     let mut solvers: Vec<Solver> = problems
         .iter()
@@ -56,7 +56,7 @@ fn run(problems: &[Problem], reps: usize, cold: bool) -> (f64, [usize; 5]) {
     for (s, p) in solvers.iter_mut().zip(problems) {
         s.solve(p, &mut u, &mut w);
     }
-    let mut methods = [0usize; 5];
+    let mut methods = [0usize; 6];
     let start = Instant::now();
     for _ in 0..reps {
         for (s, p) in solvers.iter_mut().zip(problems) {
@@ -220,11 +220,11 @@ fn model_step(stem: &str) -> (Problem, usize) {
 /// Best-of-3 µs per cold solve (`reset_active_set` + `matrix_changed` before
 /// each) over `problems`, the largest residual, the methods used and the
 /// most iterations (Lemke pivots or active-set solves) of one solve.
-fn cold_us(problems: &[Problem], reps: usize) -> (f64, f64, [usize; 5], usize) {
+fn cold_us(problems: &[Problem], reps: usize) -> (f64, f64, [usize; 6], usize) {
     let n = problems[0].n();
     let mut s = Solver::new(n, Settings::default());
     let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
-    let (mut best, mut worst, mut methods) = (f64::INFINITY, 0.0f64, [0usize; 5]);
+    let (mut best, mut worst, mut methods) = (f64::INFINITY, 0.0f64, [0usize; 6]);
     let mut iterations = 0;
     for _ in 0..3 {
         let start = Instant::now();
@@ -250,7 +250,7 @@ fn cold_us(problems: &[Problem], reps: usize) -> (f64, f64, [usize; 5], usize) {
 /// figure quoted in the issue (measured elsewhere, not by this bench).
 fn issue_table(rng: &mut Rng) {
     println!("cold solves (reset_active_set + matrix_changed), best of 3, µs per solve");
-    println!("problem                  lcsfmu µs   max residual   issue's Siconos µs   iters   methods [warm,lemke,enum,none,block]");
+    println!("problem                  lcsfmu µs   max residual   issue's Siconos µs   iters   methods [warm,lemke,enum,none,block,subst]");
     // `cargo bench --bench lcp -- issue WORD` keeps the rows whose name has WORD.
     let only = std::env::args()
         .skip_while(|a| a != "issue")
@@ -296,7 +296,7 @@ fn main() {
         band_main(&mut rng);
         return;
     }
-    println!("size  cold ns/solve  warm ns/solve  cold methods [warm,lemke,enum,none,block]");
+    println!("size  cold ns/solve  warm ns/solve  cold methods [warm,lemke,enum,none,block,subst]");
     for n in [2usize, 5, 10, 20, 50] {
         let problems: Vec<Problem> = (0..16).map(|_| problem(&mut rng, n)).collect();
         // Aim at roughly 0.3 s per measurement on a small machine.

@@ -14,6 +14,7 @@
 //! types live here so every file can name them without cycles.
 
 mod active;
+mod acyclic;
 pub mod band;
 pub mod banded;
 pub mod enumerate;
@@ -109,6 +110,10 @@ pub enum Method {
     /// candidate verified. (Last, so the
     /// other variants keep their discriminants.)
     BlockPivot,
+    /// Substitution in dependency order: the matrix couples its components
+    /// without a cycle (triangular up to a permutation), so the solution
+    /// follows one component at a time.
+    Substitution,
 }
 
 /// Summary of one solve.

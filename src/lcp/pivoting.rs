@@ -144,6 +144,29 @@ mod tests {
     }
 
     #[test]
+    fn murtys_transpose_within_the_solvers_budget() {
+        // The matrix of tests/data/lemke_budget.toml (1 on the diagonal, 2
+        // below), on which Lemke needs 2^n pivots; the dense solver now meets
+        // it with substitution first, so pivoting's own answer is checked here,
+        // within the `10 + 2 n` solves the solver grants it.
+        let n = 11;
+        let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
+            std::cmp::Ordering::Equal => 1.0,
+            std::cmp::Ordering::Greater => 2.0,
+            std::cmp::Ordering::Less => 0.0,
+        });
+        let p = Problem::lcp(m, DVector::from_element(n, -0.3));
+        let mut block = BlockSolver::new(n);
+        let mut trial = vec![Bound::Lower; n];
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let (o, solves) = run(&p, &mut block, &mut trial, &mut u, &mut w, 1e-9, 10 + 2 * n);
+        assert_eq!(o, Outcome::Converged { inside: true }, "{solves} solves");
+        let mut want = vec![0.0; n];
+        want[0] = 0.3;
+        assert_eq!(u, want);
+    }
+
+    #[test]
     fn box_sides_and_budget() {
         // u_0 is pushed past hi = 1, u_1 below lo = -1: both end pinned.
         let m = DMatrix::from_row_slice(2, 2, &[2.0, 0.5, 0.5, 2.0]);

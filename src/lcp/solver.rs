@@ -2,7 +2,9 @@
 //!
 //! An FMU step usually keeps the contact/friction mode of the previous step,
 //! so the stored active set is tried first and costs a couple of triangular
-//! solves against a cached LU. When that fails, block principal pivoting
+//! solves against a cached LU. When that fails and the matrix couples its
+//! components without a cycle, substitution in dependency order gives the
+//! unique solution directly (`acyclic`). Otherwise block principal pivoting
 //! starts from the same active set (a few factorizations of the free block,
 //! which settles P-matrix problems at a fraction of Lemke's cost); only when
 //! it stalls does the robust path run: lexicographic Lemke on the exact LCP
@@ -13,6 +15,7 @@
 //! result is the active set (the LU cache is keyed so it cannot).
 
 use super::active::{self, BlockSolver};
+use super::acyclic::Acyclic;
 use super::enumerate;
 use super::lemke::{Lemke, Outcome as LemkeOutcome};
 use super::pivoting::{self, Outcome};
@@ -40,6 +43,8 @@ pub struct Solver {
     /// taken with the check above.
     bound_scale: f64,
     block: BlockSolver,
+    /// The substitution order of the current matrix, when it has one.
+    acyclic: Acyclic,
     reform: Reformulation,
     lemke: Lemke,
     cu: Vec<f64>,
@@ -62,6 +67,7 @@ impl Solver {
             bounds_checked: false,
             bound_scale: 0.0,
             block: BlockSolver::new(n),
+            acyclic: Acyclic::new(n),
             reform: Reformulation::new(n),
             lemke: Lemke::new(2 * n),
             cu: vec![0.0; n],
@@ -88,6 +94,7 @@ impl Solver {
     /// drops the cached factorization. The active set is kept.
     pub fn matrix_changed(&mut self) {
         self.block.invalidate();
+        self.acyclic.invalidate();
         self.bounds_checked = false;
     }
 
@@ -186,6 +193,14 @@ impl Solver {
     #[inline(never)]
     fn solve_cold(&mut self, p: &Problem, u: &mut [f64], w: &mut [f64], mut best: f64) -> Info {
         let tol = self.settings.tol;
+        if self.acyclic.solve(p, u) {
+            let (ok, r) = verify_sized(self.n, p, u, w, tol, self.bound_scale);
+            if ok {
+                classify(p, u, tol, &mut self.active);
+                return info(Status::Solved, Method::Substitution, r, 1);
+            }
+            best = best.min(r);
+        }
         match self.block_pivot(p, u, w) {
             (Some(true), r, solves) => return info(Status::Solved, Method::BlockPivot, r, solves),
             (Some(false), r, _) => best = best.min(r),

@@ -208,7 +208,7 @@ fn p_matrix_standard_lcp_matches_enumeration_with_lemke_alone() {
 
 #[test]
 fn p_matrix_box_mcp_matches_enumeration() {
-    let mut counts = [0usize; 5];
+    let mut counts = [0usize; 6];
     for n in 1..=7 {
         for class in [Class::Spd, Class::PdNonsym, Class::PNotPd] {
             for seed in 0..25u64 {
@@ -227,7 +227,9 @@ fn p_matrix_box_mcp_matches_enumeration() {
             }
         }
     }
-    println!("box methods [WarmStart, Lemke, Enumeration, None, BlockPivot]: {counts:?}");
+    println!(
+        "box methods [WarmStart, Lemke, Enumeration, None, BlockPivot, Substitution]: {counts:?}"
+    );
 }
 
 #[test]

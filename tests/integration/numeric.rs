@@ -294,10 +294,11 @@ fn parameters_that_overflow_the_matrices_fail_initialization() {
 }
 
 /// Murty's LCP, on which Lemke's method needs 2^11 pivots (beyond its budget
-/// of 270), used to end the run with a discard; block pivoting, tried first on
-/// a cold start, now solves every step of it.
+/// of 270), used to end the run with a discard; its matrix is triangular, so
+/// substitution, tried first on a cold start, now solves every step of it
+/// (block pivoting alone does too: `lcp::pivoting` tests).
 #[test]
-fn murtys_lcp_beyond_lemkes_budget_is_solved_by_block_pivoting() {
+fn murtys_lcp_beyond_lemkes_budget_is_solved_at_every_step() {
     within(60, "lemke_budget", || {
         let import = fmus::import(&fmus::test_model("lemke_budget"));
         let mut r = Raw::new(&import, "lemke-budget");

@@ -257,20 +257,37 @@ impl Lu {
     #[inline(always)]
     fn solve_order<const K: usize>(&self, b: &mut [f64]) {
         debug_assert_eq!(K, self.k);
-        self.solve_k(K, b)
+        // On a local copy, with the row exchanges as selects between constant
+        // indices: the compiler keeps the K values in registers instead of
+        // storing and reloading them around each exchange, which on the warm
+        // step sat on the path from the state to the LCP's verdict.
+        let mut v = [0.0; K];
+        v.copy_from_slice(&b[..K]);
+        let piv = &self.piv[..K];
+        for j in 0..K {
+            for i in j + 1..K {
+                if piv[j] == i {
+                    v.swap(j, i);
+                }
+            }
+        }
+        self.substitute(K, &mut v);
+        b[..K].copy_from_slice(&v);
     }
 
     #[inline(never)]
     fn solve_any(&self, b: &mut [f64]) {
-        self.solve_k(self.k, b)
+        let (k, b) = (self.k, &mut b[..self.k]);
+        for (j, &p) in self.piv[..k].iter().enumerate() {
+            b.swap(j, p);
+        }
+        self.substitute(k, b);
     }
 
+    /// Forward and back substitution on the row-exchanged right-hand side.
     #[inline(always)]
-    fn solve_k(&self, k: usize, b: &mut [f64]) {
-        let (a, piv, b) = (&self.a[..k * k], &self.piv[..k], &mut b[..k]);
-        for j in 0..k {
-            b.swap(j, piv[j]);
-        }
+    fn substitute(&self, k: usize, b: &mut [f64]) {
+        let (a, b) = (&self.a[..k * k], &mut b[..k]);
         for r in 1..k {
             let row = &a[r * k..r * k + r];
             let mut s = b[r];

@@ -229,9 +229,43 @@ pub(super) fn verify_sized(
         &p.hi.as_slice()[..n],
     );
     let thr = tol * scale_with(q, b);
+    if n <= LOCAL {
+        // The same passes on local copies: with `n` known when compiled, the
+        // few values stay in registers instead of going through memory between
+        // the clamp, the product and the verdict, which the next step waits on.
+        let (mut lu, mut lw) = ([0.0; LOCAL], [0.0; LOCAL]);
+        let (lu, lw) = (&mut lu[..n], &mut lw[..n]);
+        lu.copy_from_slice(&u[..n]);
+        let in_box = clamp_to_box(lo, hi, lu, thr);
+        crate::linalg::gemv_from(lw, q, &p.m, lu);
+        u[..n].copy_from_slice(lu);
+        w[..n].copy_from_slice(lw);
+        return judge(lo, hi, lu, lw, thr, in_box);
+    }
     let in_box = clamp_to_box(lo, hi, &mut u[..n], thr);
     crate::linalg::gemv_from(&mut w[..n], q, &p.m, &u[..n]);
     judge(lo, hi, &u[..n], &w[..n], thr, in_box)
+}
+
+/// Problems up to this size are verified on local copies (see [`verify_sized`]).
+const LOCAL: usize = 8;
+
+/// `x` clamped into `[lo, hi]` (bounds not NaN, `lo <= hi`), as one compare and
+/// select per side, which the processor does in one instruction each.
+///
+/// Equal to `x.max(lo).min(hi)` except for a NaN `x`, which stays NaN rather
+/// than becoming `lo`. The verification rejects such a candidate either way
+/// (`clamp_to_box` tests the box before clamping, `judge` tests for NaN), and
+/// a rejected candidate's numbers are never used; the library's `max`/`min`
+/// spend three more instructions per call on NaN, on the path to the verdict.
+#[inline(always)]
+fn clamp_value(x: f64, lo: f64, hi: f64) -> f64 {
+    let x = if lo > x { lo } else { x };
+    if hi < x {
+        hi
+    } else {
+        x
+    }
 }
 
 /// First half of a verification, on slices: clamps `u` into the box and
@@ -247,7 +281,7 @@ pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], thr: f64) -> b
         // Written so that NaN fails the test.
         // `&` rather than `&&`: the same truth value without a branch per entry.
         in_box &= (u[i] >= lo[i] - thr) & (u[i] <= hi[i] + thr);
-        u[i] = u[i].max(lo[i]).min(hi[i]);
+        u[i] = clamp_value(u[i], lo[i], hi[i]);
     }
     in_box
 }
@@ -268,8 +302,8 @@ pub(super) fn judge(
     let mut r = 0.0f64;
     let mut sane = true;
     for i in 0..n {
-        // max/min rather than clamp, which panics on NaN; NaN is caught below.
-        let d = (u[i] - (u[i] - w[i]).max(lo[i]).min(hi[i])).abs();
+        // A NaN `u_i - w_i` gives a NaN `d`, caught below.
+        let d = (u[i] - clamp_value(u[i] - w[i], lo[i], hi[i])).abs();
         // An infinite w_i at a bound passes the residual but is no answer.
         // `abs() < inf`: `is_finite` in one comparison (NaN fails it).
         sane &= (w[i].abs() < f64::INFINITY) & !d.is_nan();

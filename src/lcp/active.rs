@@ -145,11 +145,11 @@ impl BlockSolver {
                 rhs[r] = t[idx[r]];
             }
             self.lu.solve(rhs);
-            for i in 0..n {
-                u[i] = self.pinned[i];
-                for r in 0..k {
-                    if idx[r] == i {
-                        u[i] = rhs[r];
+            for (i, (ui, &pi)) in u.iter_mut().zip(&self.pinned[..n]).enumerate() {
+                *ui = pi;
+                for (&j, &v) in idx.iter().zip(rhs.iter()) {
+                    if j == i {
+                        *ui = v;
                     }
                 }
             }

@@ -134,27 +134,35 @@ impl BlockSolver {
             return true;
         }
         let k = self.k.min(n);
-        let (idx, rhs) = (&self.idx[..k], &mut self.rhs[..k]);
         if n <= SMALL {
-            // Gather and scatter through constant indices (the same values).
+            // Gather, solve and scatter at constant positions only (selects
+            // instead of indexing by `idx`): the same values, with `q` and `u`
+            // never taken out of registers.
+            let idx = &self.idx[..n];
             let mut t = [0.0; SMALL];
             for i in 0..n {
                 t[i] = -(q[i] + c[i]);
             }
-            for r in 0..k {
-                rhs[r] = t[idx[r]];
+            let mut v = [0.0; SMALL];
+            for (r, vr) in v[..n].iter_mut().enumerate() {
+                for (i, &ti) in t[..n].iter().enumerate() {
+                    if r < k && idx[r] == i {
+                        *vr = ti;
+                    }
+                }
             }
-            self.lu.solve(rhs);
+            self.lu.solve_of_order(k, &mut v[..k]);
             for (i, (ui, &pi)) in u.iter_mut().zip(&self.pinned[..n]).enumerate() {
                 *ui = pi;
-                for (&j, &v) in idx.iter().zip(rhs.iter()) {
-                    if j == i {
-                        *ui = v;
+                for (r, &vr) in v[..n].iter().enumerate() {
+                    if r < k && idx[r] == i {
+                        *ui = vr;
                     }
                 }
             }
             return true;
         }
+        let (idx, rhs) = (&self.idx[..k], &mut self.rhs[..k]);
         for r in 0..k {
             let i = idx[r];
             rhs[r] = -(q[i] + c[i]);

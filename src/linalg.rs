@@ -244,12 +244,26 @@ impl Lu {
     /// meaningful after a factorization that returned true.
     #[inline(always)]
     pub fn solve(&self, b: &mut [f64]) {
+        self.solve_of_order(self.k, b)
+    }
+
+    /// [`Lu::solve`] for a caller that knows the order `k` (which must be the
+    /// factored one): a `k` known when compiled picks the unrolled solve
+    /// directly, so its values never leave registers.
+    #[inline(always)]
+    pub fn solve_of_order(&self, k: usize, b: &mut [f64]) {
+        debug_assert_eq!(k, self.k);
         // The orders of the warm-started LCP's free block: the same arithmetic
         // with the loops unrolled.
-        match self.k {
+        match k {
             1 => self.solve_order::<1>(b),
             2 => self.solve_order::<2>(b),
             3 => self.solve_order::<3>(b),
+            4 => self.solve_order::<4>(b),
+            5 => self.solve_order::<5>(b),
+            6 => self.solve_order::<6>(b),
+            7 => self.solve_order::<7>(b),
+            8 => self.solve_order::<8>(b),
             _ => self.solve_any(b),
         }
     }
@@ -260,7 +274,9 @@ impl Lu {
         // On a local copy, with the row exchanges as selects between constant
         // indices: the compiler keeps the K values in registers instead of
         // storing and reloading them around each exchange, which on the warm
-        // step sat on the path from the state to the LCP's verdict.
+        // step sat on the path from the state to the LCP's verdict. (A row
+        // exchange with a run-time index would also pin a caller's local
+        // candidate to memory.)
         let mut v = [0.0; K];
         v.copy_from_slice(&b[..K]);
         let piv = &self.piv[..K];

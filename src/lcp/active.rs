@@ -6,7 +6,7 @@
 //! so it owns the cached LU (keyed by the active set) and the index/rhs
 //! buffers, all sized at construction so a solve never allocates.
 
-use super::{Bound, Problem};
+use super::{Bound, Problem, SMALL};
 use crate::linalg::Lu;
 
 /// Linear solver for the free block of an active set, with cached factors.
@@ -92,17 +92,20 @@ impl BlockSolver {
     /// a pinned side is infinite or `M_FF` is singular; `u` is then garbage.
     /// The candidate is not verified here: see `problem::verify`.
     pub(super) fn solve(&mut self, p: &Problem, active: &[Bound], u: &mut [f64]) -> bool {
-        self.solve_sized(p.n(), p, active, u)
+        self.solve_sized(p.n(), p, p.q.as_slice(), active, u)
     }
 
-    /// [`BlockSolver::solve`] for a problem of size `n`, which the warm-started
-    /// step may know at compile time (the loops over `n` then unroll; the free
-    /// block's order stays a run-time number).
+    /// [`BlockSolver::solve`] for a problem of size `n` with `q` given apart
+    /// (the values of `p.q`). A caller that knows `n` when compiled gets the
+    /// loops over `n` unrolled, and for `n <= SMALL` every access to `q` and
+    /// `u` at a constant index, so that a caller's local `q` and `u` can live
+    /// in registers; the free block's order stays a run-time number.
     #[inline(always)]
     pub(super) fn solve_sized(
         &mut self,
         n: usize,
         p: &Problem,
+        q: &[f64],
         active: &[Bound],
         u: &mut [f64],
     ) -> bool {
@@ -119,19 +122,46 @@ impl BlockSolver {
         if !self.usable {
             return false;
         }
-        let (q, c) = (&p.q.as_slice()[..n], &self.c[..n]);
+        let (q, c) = (&q[..n], &self.c[..n]);
         let u = &mut u[..n];
         if self.k == n {
             // Nothing pinned (the free block is the whole matrix, `c` is zero):
-            // the same sums without the index lists, which a compile-time `n`
-            // unrolls completely.
+            // the same sums without the index lists.
             for i in 0..n {
                 u[i] = -(q[i] + c[i]);
             }
-            self.lu.solve(u);
+            self.lu.solve_of_order(n, u);
             return true;
         }
         let k = self.k.min(n);
+        if n <= SMALL {
+            // Gather, solve and scatter at constant positions only (selects
+            // instead of indexing by `idx`): the same values, with `q` and `u`
+            // never taken out of registers.
+            let idx = &self.idx[..n];
+            let mut t = [0.0; SMALL];
+            for i in 0..n {
+                t[i] = -(q[i] + c[i]);
+            }
+            let mut v = [0.0; SMALL];
+            for (r, vr) in v[..n].iter_mut().enumerate() {
+                for (i, &ti) in t[..n].iter().enumerate() {
+                    if r < k && idx[r] == i {
+                        *vr = ti;
+                    }
+                }
+            }
+            self.lu.solve_of_order(k, &mut v[..k]);
+            for (i, (ui, &pi)) in u.iter_mut().zip(&self.pinned[..n]).enumerate() {
+                *ui = pi;
+                for (r, &vr) in v[..n].iter().enumerate() {
+                    if r < k && idx[r] == i {
+                        *ui = vr;
+                    }
+                }
+            }
+            return true;
+        }
         let (idx, rhs) = (&self.idx[..k], &mut self.rhs[..k]);
         for r in 0..k {
             let i = idx[r];

@@ -94,6 +94,11 @@ pub enum Status {
     InvalidProblem,
 }
 
+/// Problems up to this size take the warm path through constant indices only
+/// (`Solver::solve_with`), so that a caller compiled for one size keeps the
+/// candidate, `q` and `w` in registers from the solve through the verification.
+pub const SMALL: usize = 8;
+
 /// Which stage produced the reported result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {

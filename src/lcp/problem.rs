@@ -206,49 +206,31 @@ pub(super) fn mul_add(p: &Problem, u: &[f64], w: &mut [f64]) {
 pub(super) fn verify(p: &Problem, u: &mut [f64], w: &mut [f64], tol: f64) -> (bool, f64) {
     let n = p.n();
     let b = bound_scale(&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
-    verify_sized(n, p, u, w, tol, b)
+    verify_sized(n, p, p.q.as_slice(), u, w, tol, b)
 }
 
 /// [`verify`] for a problem of size `n`, which the warm-started step may know at
-/// compile time, with the bounds' part of the scale, `b = bound_scale(lo, hi)`,
+/// compile time, with `q` given apart (the values of `p.q`, perhaps the caller's
+/// local copy) and the bounds' part of the scale, `b = bound_scale(lo, hi)`,
 /// kept by the caller (the same operations in the same order: only the loops
 /// unroll and the bounds are not scanned again).
 #[inline(always)]
 pub(super) fn verify_sized(
     n: usize,
     p: &Problem,
+    q: &[f64],
     u: &mut [f64],
     w: &mut [f64],
     tol: f64,
     b: f64,
 ) -> (bool, f64) {
     debug_assert_eq!(n, p.n());
-    let (q, lo, hi) = (
-        &p.q.as_slice()[..n],
-        &p.lo.as_slice()[..n],
-        &p.hi.as_slice()[..n],
-    );
+    let (q, lo, hi) = (&q[..n], &p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
     let thr = tol * scale_with(q, b);
-    if n <= LOCAL {
-        // The same passes on local copies: with `n` known when compiled, the
-        // few values stay in registers instead of going through memory between
-        // the clamp, the product and the verdict, which the next step waits on.
-        let (mut lu, mut lw) = ([0.0; LOCAL], [0.0; LOCAL]);
-        let (lu, lw) = (&mut lu[..n], &mut lw[..n]);
-        lu.copy_from_slice(&u[..n]);
-        let in_box = clamp_to_box(lo, hi, lu, thr);
-        crate::linalg::gemv_from(lw, q, &p.m, lu);
-        u[..n].copy_from_slice(lu);
-        w[..n].copy_from_slice(lw);
-        return judge(lo, hi, lu, lw, thr, in_box);
-    }
     let in_box = clamp_to_box(lo, hi, &mut u[..n], thr);
     crate::linalg::gemv_from(&mut w[..n], q, &p.m, &u[..n]);
     judge(lo, hi, &u[..n], &w[..n], thr, in_box)
 }
-
-/// Problems up to this size are verified on local copies (see [`verify_sized`]).
-const LOCAL: usize = 8;
 
 /// `x` clamped into `[lo, hi]` (bounds not NaN, `lo <= hi`), as one compare and
 /// select per side, which the processor does in one instruction each.

@@ -49,6 +49,9 @@ pub struct Solver {
     lemke: Lemke,
     cu: Vec<f64>,
     cw: Vec<f64>,
+    /// Where the fallback after a failed warm start writes its answer.
+    out_u: Vec<f64>,
+    out_w: Vec<f64>,
 }
 
 impl Solver {
@@ -72,6 +75,8 @@ impl Solver {
             lemke: Lemke::new(2 * n),
             cu: vec![0.0; n],
             cw: vec![0.0; n],
+            out_u: vec![0.0; n],
+            out_w: vec![0.0; n],
         }
     }
 
@@ -143,10 +148,35 @@ impl Solver {
     /// caller's, so the same numbers; the pivoting fallback is not inlined.
     #[inline(always)]
     pub fn solve_sized(&mut self, n: usize, p: &Problem, u: &mut [f64], w: &mut [f64]) -> Info {
+        self.solve_with(n, p, p.q.as_slice(), u, w)
+    }
+
+    /// [`Solver::solve_sized`] with `q` given apart: the values of `p.q`, which
+    /// the warm start reads from this slice instead. A caller compiled for one
+    /// `n <= lcp::SMALL` that passes its local `q`, `u` and `w` gets them kept in
+    /// registers from the solve through the verification (the warm start
+    /// indexes them only at constant positions, and the pivoting fallback
+    /// works on the solver's own buffers): what the step then waits on is
+    /// arithmetic, not stores and reloads.
+    #[inline(always)]
+    pub fn solve_with(
+        &mut self,
+        n: usize,
+        p: &Problem,
+        q: &[f64],
+        u: &mut [f64],
+        w: &mut [f64],
+    ) -> Info {
         debug_assert_eq!(n, self.n);
+        debug_assert!(
+            q.len() == p.q.len()
+                && q.iter()
+                    .zip(p.q.iter())
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+        );
         // The bounds are checked when they change (and the caller says so), `q`
         // on every call.
-        if !self.sizes_ok(n, p, u, w) || !(self.bounds_checked || self.check_bounds(p)) {
+        if !self.sizes_ok(n, p, q, u, w) || !(self.bounds_checked || self.check_bounds(p)) {
             u.fill(f64::NAN);
             w.fill(f64::NAN);
             return info(Status::InvalidProblem, Method::None, f64::NAN, 0);
@@ -157,8 +187,8 @@ impl Solver {
         let tol = self.settings.tol;
         let mut best = f64::NAN;
 
-        if self.settings.warm_start && self.block.solve_sized(n, p, &self.active, u) {
-            let (ok, r) = verify_sized(n, p, u, w, tol, self.bound_scale);
+        if self.settings.warm_start && self.block.solve_sized(n, p, q, &self.active, u) {
+            let (ok, r) = verify_sized(n, p, q, u, w, tol, self.bound_scale);
             if ok {
                 // The active set just verified; keeping it as is (rather than
                 // re-reading it off u) saves a pass on the common step.
@@ -166,7 +196,17 @@ impl Solver {
             }
             best = best.min(r);
         }
-        self.solve_cold(p, u, w, best)
+        // Through the solver's own buffers: handing the caller's to a function
+        // that is not inlined would take them out of registers on every step.
+        let (mut cu, mut cw) = (
+            std::mem::take(&mut self.out_u),
+            std::mem::take(&mut self.out_w),
+        );
+        let info = self.solve_cold(p, &mut cu, &mut cw, best);
+        u[..n].copy_from_slice(&cu[..n]);
+        w[..n].copy_from_slice(&cw[..n]);
+        (self.out_u, self.out_w) = (cu, cw);
+        info
     }
 
     /// Checks the bounds; when they are valid, records their finiteness and
@@ -194,7 +234,7 @@ impl Solver {
     fn solve_cold(&mut self, p: &Problem, u: &mut [f64], w: &mut [f64], mut best: f64) -> Info {
         let tol = self.settings.tol;
         if self.acyclic.solve(p, u) {
-            let (ok, r) = verify_sized(self.n, p, u, w, tol, self.bound_scale);
+            let (ok, r) = verify_sized(self.n, p, p.q.as_slice(), u, w, tol, self.bound_scale);
             if ok {
                 classify(p, u, tol, &mut self.active);
                 return info(Status::Solved, Method::Substitution, r, 1);
@@ -244,7 +284,7 @@ impl Solver {
 
     /// The cheap per-call check: sizes, finite `q`, sane bounds.
     #[inline(always)]
-    fn sizes_ok(&self, n: usize, p: &Problem, u: &[f64], w: &[f64]) -> bool {
+    fn sizes_ok(&self, n: usize, p: &Problem, q: &[f64], u: &[f64], w: &[f64]) -> bool {
         // The lengths of the slices the solve indexes (nalgebra keeps the shape
         // apart from its buffer): once checked here, the compiler drops the
         // bounds checks of the warm start and the verification that follow.
@@ -252,6 +292,7 @@ impl Solver {
             && p.m.ncols() == n
             && p.m.as_slice().len() == n * n
             && p.q.as_slice().len() == n
+            && q.len() == n
             && p.lo.as_slice().len() == n
             && p.hi.as_slice().len() == n
             && u.len() == n
@@ -259,11 +300,7 @@ impl Solver {
         if !sizes {
             return false;
         }
-        let (q, lo, hi) = (
-            &p.q.as_slice()[..n],
-            &p.lo.as_slice()[..n],
-            &p.hi.as_slice()[..n],
-        );
+        let (q, lo, hi) = (&q[..n], &p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
         let mut ok = true;
         for &x in q {
             // The same as `is_finite` (NaN fails too), in one comparison.

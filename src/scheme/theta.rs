@@ -13,7 +13,7 @@
 //! result into the stepper's own buffers; the caller commits it only when the LCP
 //! was solved, so a failed step leaves the caller's state untouched.
 
-use super::dims::{Dims, Dyn, Fixed};
+use super::dims::{Dims, Dyn, Fixed, FIXED_LIMIT};
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
@@ -51,6 +51,8 @@ pub struct ThetaStepper {
     step_qw: Rows,
     step_q0: Vec<f64>,
     step_gamma: Rows,
+    /// `q` of the step for sizes above the stack's (see `step_in`).
+    q_work: Vec<f64>,
     problem: Problem,
     /// Work space for the products above while they are built.
     solver: Solver,
@@ -87,6 +89,7 @@ impl ThetaStepper {
             step_qw: Rows::zeros(nu, nw),
             step_q0: vec![0.0; nu],
             step_gamma: Rows::zeros(nx, nu),
+            q_work: vec![0.0; nu],
             problem,
             solver: Solver::new(nu, lcp::Settings::default()),
             x_next: vec![0.0; nx],
@@ -213,32 +216,58 @@ impl ThetaStepper {
         h: f64,
     ) -> Result<lcp::Info, StepError> {
         let d = D::of(self.nx, self.nu, self.nw);
-        let (nx, nu, nw) = (d.nx(), d.nu(), d.nw());
+        let (nx, nu) = (d.nx(), d.nu());
         let key = self.size.key(h);
         if !self.size.holds(key) {
             self.prepare(lcs, key)?;
         }
-        let (x, w) = (&x[..nx], &w[..nw]);
-        let x_next = &mut self.x_next[..nx];
-        self.step_x
-            .mul_from_sized(nx, nx, x_next, self.fx.as_slice(), x);
-        self.step_xw.mul_acc_sized(nx, nw, x_next, w);
-        let q = self.problem.q.as_mut_slice();
-        self.step_q.mul_from_sized(nu, nx, q, &self.step_q0, x);
-        self.step_qw.mul_acc_sized(nu, nw, q, w);
-
-        let info = self
-            .solver
-            .solve_sized(nu, &self.problem, &mut self.u_next, &mut self.y_next);
-        if info.status != lcp::Status::Solved {
-            return Err(StepError::Lcp(info));
+        let products = Products {
+            x: &self.step_x,
+            xw: &self.step_xw,
+            fx: self.fx.as_slice(),
+            q: &self.step_q,
+            qw: &self.step_qw,
+            q0: &self.step_q0,
+            gamma: &self.step_gamma,
+        };
+        if nx <= FIXED_LIMIT && nu <= lcp::SMALL {
+            // Small sizes work on the stack, then store the results once: at
+            // sizes fixed when compiled the vectors stay in registers all the
+            // way from the state to the LCP's verdict and the new state, which
+            // is what the next step waits on (see `lcp::Solver::solve_with`).
+            let (mut xs, mut qs) = ([0.0; FIXED_LIMIT], [0.0; lcp::SMALL]);
+            let (mut us, mut ys) = ([0.0; lcp::SMALL], [0.0; lcp::SMALL]);
+            let (xs, qs, us, ys) = (&mut xs[..nx], &mut qs[..nu], &mut us[..nu], &mut ys[..nu]);
+            let result = advance(
+                d,
+                &products,
+                &mut self.solver,
+                &mut self.problem,
+                x,
+                w,
+                xs,
+                qs,
+                us,
+                ys,
+            );
+            self.x_next[..nx].copy_from_slice(xs);
+            self.u_next[..nu].copy_from_slice(us);
+            self.y_next[..nu].copy_from_slice(ys);
+            result
+        } else {
+            advance(
+                d,
+                &products,
+                &mut self.solver,
+                &mut self.problem,
+                x,
+                w,
+                &mut self.x_next[..nx],
+                &mut self.q_work[..nu],
+                &mut self.u_next[..nu],
+                &mut self.y_next[..nu],
+            )
         }
-        let u_next = &mut self.u_next[..nu];
-        self.step_gamma.mul_acc_sized(nx, nu, x_next, u_next);
-        if !tidy(x_next) || !tidy(u_next) {
-            return Err(StepError::NotFinite);
-        }
-        Ok(info)
     }
 
     /// Moves the result of the last step into `x` and `u` (by swapping buffers:
@@ -282,4 +311,51 @@ impl ThetaStepper {
         }
         Ok(info)
     }
+}
+
+/// The per-step products of [`ThetaStepper`], borrowed for one step.
+struct Products<'a> {
+    x: &'a Rows,
+    xw: &'a Rows,
+    fx: &'a [f64],
+    q: &'a Rows,
+    qw: &'a Rows,
+    q0: &'a [f64],
+    gamma: &'a Rows,
+}
+
+/// One step from `x` with inputs `w` into `x_next`, `u` and `y`, with `q` as
+/// work space; `problem.q` receives `q` for the solver's fallback. Whether the
+/// vectors live on the stack or in the stepper's buffers is the caller's
+/// choice (the arithmetic is the same).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn advance<D: Dims>(
+    d: D,
+    m: &Products,
+    solver: &mut Solver,
+    problem: &mut Problem,
+    x: &[f64],
+    w: &[f64],
+    x_next: &mut [f64],
+    q: &mut [f64],
+    u: &mut [f64],
+    y: &mut [f64],
+) -> Result<lcp::Info, StepError> {
+    let (nx, nu, nw) = (d.nx(), d.nu(), d.nw());
+    let (x, w) = (&x[..nx], &w[..nw]);
+    m.x.mul_from_sized(nx, nx, x_next, m.fx, x);
+    m.xw.mul_acc_sized(nx, nw, x_next, w);
+    m.q.mul_from_sized(nu, nx, q, m.q0, x);
+    m.qw.mul_acc_sized(nu, nw, q, w);
+    problem.q.as_mut_slice()[..nu].copy_from_slice(q);
+    let info = solver.solve_with(nu, problem, q, u, y);
+    if info.status != lcp::Status::Solved {
+        return Err(StepError::Lcp(info));
+    }
+    m.gamma.mul_acc_sized(nx, nu, x_next, u);
+    if !tidy(x_next) || !tidy(u) {
+        return Err(StepError::NotFinite);
+    }
+    Ok(info)
 }

@@ -10,10 +10,13 @@
 //! three entries and drops their bounds checks, which for the small models FMUs
 //! are usually built from is most of what a step costs.
 //!
-//! Only sizes are fixed: the data stay in the instance's heap buffers (allocated
-//! once), so a large model built into an FMU costs no more stack or code than in
-//! `simulate`. Above [`FIXED_LIMIT`] unknowns an FMU keeps the dynamic path, since
-//! full unrolling no longer pays for its code size.
+//! Only sizes are fixed: the matrices stay in the instance's heap buffers
+//! (allocated once). The step's vectors (new state, `q`, multipliers, `y`) live
+//! on the stack up to [`FIXED_LIMIT`] entries, whatever the sizes' kind: at fixed
+//! sizes every index into them is a constant, so they stay in registers from the
+//! state to the LCP's verdict (see `theta::advance`). Above [`FIXED_LIMIT`]
+//! unknowns an FMU keeps the dynamic path, since full unrolling no longer pays
+//! for its code size.
 
 /// The largest number of states, pairs or inputs for which an FMU compiles the
 /// step at fixed sizes.

@@ -237,36 +237,25 @@ impl ThetaStepper {
             // is what the next step waits on (see `lcp::Solver::solve_with`).
             let (mut xs, mut qs) = ([0.0; FIXED_LIMIT], [0.0; lcp::SMALL]);
             let (mut us, mut ys) = ([0.0; lcp::SMALL], [0.0; lcp::SMALL]);
-            let (xs, qs, us, ys) = (&mut xs[..nx], &mut qs[..nu], &mut us[..nu], &mut ys[..nu]);
-            let result = advance(
-                d,
-                &products,
-                &mut self.solver,
-                &mut self.problem,
-                x,
-                w,
-                xs,
-                qs,
-                us,
-                ys,
-            );
-            self.x_next[..nx].copy_from_slice(xs);
-            self.u_next[..nu].copy_from_slice(us);
-            self.y_next[..nu].copy_from_slice(ys);
+            let out = Vectors {
+                x: &mut xs[..nx],
+                q: &mut qs[..nu],
+                u: &mut us[..nu],
+                y: &mut ys[..nu],
+            };
+            let result = advance(d, &products, &mut self.solver, &mut self.problem, x, w, out);
+            self.x_next[..nx].copy_from_slice(&xs[..nx]);
+            self.u_next[..nu].copy_from_slice(&us[..nu]);
+            self.y_next[..nu].copy_from_slice(&ys[..nu]);
             result
         } else {
-            advance(
-                d,
-                &products,
-                &mut self.solver,
-                &mut self.problem,
-                x,
-                w,
-                &mut self.x_next[..nx],
-                &mut self.q_work[..nu],
-                &mut self.u_next[..nu],
-                &mut self.y_next[..nu],
-            )
+            let out = Vectors {
+                x: &mut self.x_next[..nx],
+                q: &mut self.q_work[..nu],
+                u: &mut self.u_next[..nu],
+                y: &mut self.y_next[..nu],
+            };
+            advance(d, &products, &mut self.solver, &mut self.problem, x, w, out)
         }
     }
 
@@ -324,11 +313,18 @@ struct Products<'a> {
     gamma: &'a Rows,
 }
 
-/// One step from `x` with inputs `w` into `x_next`, `u` and `y`, with `q` as
-/// work space; `problem.q` receives `q` for the solver's fallback. Whether the
-/// vectors live on the stack or in the stepper's buffers is the caller's
-/// choice (the arithmetic is the same).
-#[allow(clippy::too_many_arguments)]
+/// Where one step writes: the new state, `q` (work space), the multipliers and
+/// `y = M u + q`.
+struct Vectors<'a> {
+    x: &'a mut [f64],
+    q: &'a mut [f64],
+    u: &'a mut [f64],
+    y: &'a mut [f64],
+}
+
+/// One step from `x` with inputs `w` into `out`; `problem.q` receives `q` for
+/// the solver's fallback. Whether the vectors live on the stack or in the
+/// stepper's buffers is the caller's choice (the arithmetic is the same).
 #[inline(always)]
 fn advance<D: Dims>(
     d: D,
@@ -337,13 +333,11 @@ fn advance<D: Dims>(
     problem: &mut Problem,
     x: &[f64],
     w: &[f64],
-    x_next: &mut [f64],
-    q: &mut [f64],
-    u: &mut [f64],
-    y: &mut [f64],
+    out: Vectors,
 ) -> Result<lcp::Info, StepError> {
     let (nx, nu, nw) = (d.nx(), d.nu(), d.nw());
     let (x, w) = (&x[..nx], &w[..nw]);
+    let Vectors { x: x_next, q, u, y } = out;
     m.x.mul_from_sized(nx, nx, x_next, m.fx, x);
     m.xw.mul_acc_sized(nx, nw, x_next, w);
     m.q.mul_from_sized(nu, nx, q, m.q0, x);

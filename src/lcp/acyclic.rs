@@ -18,6 +18,7 @@
 //! after a few entries of each row. The caller verifies the result like every
 //! other candidate.
 
+use super::problem::clamp_value;
 use super::Problem;
 
 /// The substitution order of one matrix, or the finding that there is none.
@@ -79,7 +80,7 @@ impl Acyclic {
         s.copy_from_slice(&q[..n]);
         for &j in &self.order {
             let col = &m[j * n..j * n + n];
-            let uj = (-s[j] / col[j]).max(lo[j]).min(hi[j]);
+            let uj = clamp_value(-s[j] / col[j], lo[j], hi[j]);
             u[j] = uj;
             if uj != 0.0 {
                 for (si, &mij) in s.iter_mut().zip(col) {
@@ -154,25 +155,13 @@ impl Acyclic {
 mod tests {
     use super::*;
     use crate::lcp::problem::{residual, verify};
+    use crate::lcp::tests::murty;
     use nalgebra::{DMatrix, DVector};
-
-    fn murty(n: usize, upper: bool) -> Problem {
-        let m = DMatrix::from_fn(n, n, |i, j| {
-            if i == j {
-                1.0
-            } else if (i < j) == upper {
-                2.0
-            } else {
-                0.0
-            }
-        });
-        Problem::lcp(m, DVector::from_element(n, -1.0))
-    }
 
     #[test]
     fn murtys_lcp_in_both_orientations_has_the_known_solution() {
         for upper in [true, false] {
-            let p = murty(16, upper);
+            let p = murty(16, upper, 1.0);
             let mut a = Acyclic::new(16);
             let (mut u, mut w) = (vec![f64::NAN; 16], vec![0.0; 16]);
             assert!(a.solve(&p, &mut u));

@@ -118,18 +118,14 @@ fn flipped(b: Bound, u: f64, lo: f64) -> Bound {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lcp::tests::murty;
     use nalgebra::{DMatrix, DVector};
 
     #[test]
     fn murty_matrix_from_all_pinned() {
         // Murty's upper-triangular matrix with q = -1: the solution is e_n.
         let n = 8;
-        let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
-            std::cmp::Ordering::Equal => 1.0,
-            std::cmp::Ordering::Less => 2.0,
-            std::cmp::Ordering::Greater => 0.0,
-        });
-        let p = Problem::lcp(m, DVector::from_element(n, -1.0));
+        let p = murty(n, true, 1.0);
         let mut block = BlockSolver::new(n);
         let mut trial = vec![Bound::Lower; n];
         let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
@@ -150,12 +146,7 @@ mod tests {
         // it with substitution first, so pivoting's own answer is checked here,
         // within the `10 + 2 n` solves the solver grants it.
         let n = 11;
-        let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
-            std::cmp::Ordering::Equal => 1.0,
-            std::cmp::Ordering::Greater => 2.0,
-            std::cmp::Ordering::Less => 0.0,
-        });
-        let p = Problem::lcp(m, DVector::from_element(n, -0.3));
+        let p = murty(n, false, 0.3);
         let mut block = BlockSolver::new(n);
         let mut trial = vec![Bound::Lower; n];
         let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);

@@ -241,7 +241,7 @@ pub(super) fn verify_sized(
 /// a rejected candidate's numbers are never used; the library's `max`/`min`
 /// spend three more instructions per call on NaN, on the path to the verdict.
 #[inline(always)]
-fn clamp_value(x: f64, lo: f64, hi: f64) -> f64 {
+pub(super) fn clamp_value(x: f64, lo: f64, hi: f64) -> f64 {
     let x = if lo > x { lo } else { x };
     if hi < x {
         hi

@@ -16,6 +16,22 @@ fn solve(p: &Problem, settings: Settings) -> (super::Info, Vec<f64>, Vec<f64>) {
     (info, u, w)
 }
 
+/// Murty's LCP: 1 on the diagonal, 2 above it (`upper`) or below it, 0 on the
+/// other side, `q = -c 1`. The worst case of pivoting methods (2^n pivots for
+/// Lemke on the lower form); the solution is `c e_n` (upper) or `c e_1` (lower).
+pub(super) fn murty(n: usize, upper: bool, c: f64) -> Problem {
+    let m = DMatrix::from_fn(n, n, |i, j| {
+        if i == j {
+            1.0
+        } else if (i < j) == upper {
+            2.0
+        } else {
+            0.0
+        }
+    });
+    Problem::lcp(m, DVector::from_element(n, -c))
+}
+
 fn no_enum() -> Settings {
     Settings {
         enumeration_limit: 0,

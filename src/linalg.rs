@@ -55,74 +55,39 @@ pub fn gemv_from(y: &mut [f64], b: &[f64], a: &DMatrix<f64>, x: &[f64]) {
     }
 }
 
-/// A row-major copy of a matrix for the products of the step path.
+/// A row-major matrix borrowed from a larger buffer: how the step path reads
+/// its products (see `scheme::theta`, which keeps them all in one buffer).
 ///
 /// Written as dot products, the inner loop is a serial reduction that LLVM
 /// keeps scalar: no vector prologue and epilogue around two or three elements
-/// (with column sweeps a 2×2 product took about 90 instructions).
-#[derive(Clone, Debug)]
-pub struct Rows {
+/// (with column sweeps a 2×2 product took about 90 instructions). When the
+/// shape and the buffer's length are constants, as in an FMU compiled for one
+/// small model, the loops unroll and every bounds check folds away.
+#[derive(Clone, Copy, Debug)]
+pub struct RowsRef<'a> {
     rows: usize,
     cols: usize,
-    data: Vec<f64>,
+    data: &'a [f64],
 }
 
-impl Rows {
-    pub fn zeros(rows: usize, cols: usize) -> Self {
-        Rows {
+impl<'a> RowsRef<'a> {
+    /// The `rows × cols` matrix stored row-major at the start of `data`.
+    #[inline(always)]
+    pub fn new(data: &'a [f64], rows: usize, cols: usize) -> Self {
+        RowsRef {
             rows,
             cols,
-            data: vec![0.0; rows * cols],
-        }
-    }
-
-    /// Copies `m`, which must have this shape.
-    pub fn copy_from(&mut self, m: &DMatrix<f64>) {
-        debug_assert_eq!((m.nrows(), m.ncols()), (self.rows, self.cols));
-        for i in 0..self.rows {
-            for j in 0..self.cols {
-                self.data[i * self.cols + j] = m[(i, j)];
-            }
-        }
-    }
-
-    /// Sets this matrix to the product `a b` (shapes must agree).
-    pub fn set_product(&mut self, a: &DMatrix<f64>, b: &DMatrix<f64>) {
-        debug_assert_eq!(
-            (a.nrows(), b.ncols(), a.ncols()),
-            (self.rows, self.cols, b.nrows())
-        );
-        for i in 0..self.rows {
-            for j in 0..self.cols {
-                self.data[i * self.cols + j] = (0..a.ncols()).map(|k| a[(i, k)] * b[(k, j)]).sum();
-            }
-        }
-    }
-
-    /// Adds `m` (same shape).
-    pub fn add(&mut self, m: &DMatrix<f64>) {
-        for i in 0..self.rows {
-            for j in 0..self.cols {
-                self.data[i * self.cols + j] += m[(i, j)];
-            }
+            data: &data[..rows * cols],
         }
     }
 
     /// `y = b + A x`.
-    #[inline]
-    pub fn mul_from(&self, y: &mut [f64], b: &[f64], x: &[f64]) {
-        self.mul_from_sized(self.rows, self.cols, y, b, x)
-    }
-
-    /// [`Rows::mul_from`] with the shape `m × n` given by the caller, who may know
-    /// it at compile time (then the loops unroll); it must be this matrix's shape.
     #[inline(always)]
-    pub fn mul_from_sized(&self, m: usize, n: usize, y: &mut [f64], b: &[f64], x: &[f64]) {
-        debug_assert_eq!((m, n), (self.rows, self.cols));
+    pub fn mul_from(&self, y: &mut [f64], b: &[f64], x: &[f64]) {
+        let (m, n) = (self.rows, self.cols);
         let (y, b, x) = (&mut y[..m], &b[..m], &x[..n]);
-        let data = &self.data[..m * n];
         for i in 0..m {
-            let row = &data[i * n..i * n + n];
+            let row = &self.data[i * n..i * n + n];
             let mut s = b[i];
             for j in 0..n {
                 s += row[j] * x[j];
@@ -132,27 +97,51 @@ impl Rows {
     }
 
     /// `y += A x`.
-    #[inline]
-    pub fn mul_acc(&self, y: &mut [f64], x: &[f64]) {
-        self.mul_acc_sized(self.rows, self.cols, y, x)
-    }
-
-    /// [`Rows::mul_acc`] with the shape given, as for [`Rows::mul_from_sized`].
     #[inline(always)]
-    pub fn mul_acc_sized(&self, m: usize, n: usize, y: &mut [f64], x: &[f64]) {
-        debug_assert_eq!((m, n), (self.rows, self.cols));
+    pub fn mul_acc(&self, y: &mut [f64], x: &[f64]) {
+        let (m, n) = (self.rows, self.cols);
         if n == 0 {
             return;
         }
         let (y, x) = (&mut y[..m], &x[..n]);
-        let data = &self.data[..m * n];
         for i in 0..m {
-            let row = &data[i * n..i * n + n];
+            let row = &self.data[i * n..i * n + n];
             let mut s = y[i];
             for j in 0..n {
                 s += row[j] * x[j];
             }
             y[i] = s;
+        }
+    }
+}
+
+/// Stores `m` row-major into `dst` (of length `m.len()`), for [`RowsRef`].
+pub fn store_rows(dst: &mut [f64], m: &DMatrix<f64>) {
+    let (rows, cols) = m.shape();
+    for i in 0..rows {
+        for j in 0..cols {
+            dst[i * cols + j] = m[(i, j)];
+        }
+    }
+}
+
+/// Stores the product `a b` row-major into `dst`, for [`RowsRef`].
+pub fn store_product(dst: &mut [f64], a: &DMatrix<f64>, b: &DMatrix<f64>) {
+    debug_assert_eq!(a.ncols(), b.nrows());
+    let cols = b.ncols();
+    for i in 0..a.nrows() {
+        for j in 0..cols {
+            dst[i * cols + j] = (0..a.ncols()).map(|k| a[(i, k)] * b[(k, j)]).sum();
+        }
+    }
+}
+
+/// Adds `m` to the row-major matrix of its shape in `dst`.
+pub fn add_rows(dst: &mut [f64], m: &DMatrix<f64>) {
+    let (rows, cols) = m.shape();
+    for i in 0..rows {
+        for j in 0..cols {
+            dst[i * cols + j] += m[(i, j)];
         }
     }
 }

@@ -17,7 +17,7 @@ use super::dims::{Dims, Dyn, Fixed, FIXED_LIMIT};
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
-use crate::linalg::{gemv_acc, Lu, Rows};
+use crate::linalg::{add_rows, gemv_acc, store_product, store_rows, Lu, RowsRef};
 use nalgebra::{DMatrix, DVector};
 
 /// The step at run-time or compile-time sizes: [`ThetaStepper::step_in`] for one [`Dims`].
@@ -33,9 +33,9 @@ pub struct ThetaStepper {
     step_fn: StepFn,
     size: StepSize,
     lu: Lu,
-    /// `W (I + h(1-θ)A)`. This and the next two are built in `prepare`, where `M`
-    /// and the products below are formed from them; the step reads only the
-    /// row-major copies.
+    /// `W (I + h(1-θ)A)`. This and the next three are built in `prepare`, where
+    /// `M` and the step's products are formed from them; the step reads only
+    /// `step_data`.
     phi: DMatrix<f64>,
     /// `h W B`.
     gamma: DMatrix<f64>,
@@ -43,14 +43,12 @@ pub struct ThetaStepper {
     ew: DMatrix<f64>,
     /// `h W f`.
     fx: DVector<f64>,
-    /// Row-major copies of the products taken every step: `x_free = phi x + ew w + fx`
-    /// and `q = (C phi) x + (C ew + F) w + (C fx + g)`.
-    step_x: Rows,
-    step_xw: Rows,
-    step_q: Rows,
-    step_qw: Rows,
-    step_q0: Vec<f64>,
-    step_gamma: Rows,
+    /// The products taken every step, `x_free = phi x + ew w + fx`,
+    /// `q = (C phi) x + (C ew + F) w + (C fx + g)` and `gamma`, row-major in
+    /// one buffer at the offsets of [`Layout`]: at sizes fixed when compiled
+    /// its length and every offset are constants, so the step reads the
+    /// products without a single bounds check.
+    step_data: Vec<f64>,
     /// `q` of the step for sizes above the stack's (see `step_in`).
     q_work: Vec<f64>,
     problem: Problem,
@@ -83,12 +81,7 @@ impl ThetaStepper {
             gamma: DMatrix::zeros(nx, nu),
             ew: DMatrix::zeros(nx, nw),
             fx: DVector::zeros(nx),
-            step_x: Rows::zeros(nx, nx),
-            step_xw: Rows::zeros(nx, nw),
-            step_q: Rows::zeros(nu, nx),
-            step_qw: Rows::zeros(nu, nw),
-            step_q0: vec![0.0; nu],
-            step_gamma: Rows::zeros(nx, nu),
+            step_data: vec![0.0; Layout::of(nx, nu, nw).len],
             q_work: vec![0.0; nu],
             problem,
             solver: Solver::new(nu, lcp::Settings::default()),
@@ -168,14 +161,17 @@ impl ThetaStepper {
         p.lo.copy_from(&lcs.lo);
         p.hi.copy_from(&lcs.hi);
         // The per-step products, with C folded in so that q needs no x_free.
-        self.step_x.copy_from(&self.phi);
-        self.step_xw.copy_from(&self.ew);
-        self.step_gamma.copy_from(&self.gamma);
-        self.step_q.set_product(&lcs.c, &self.phi);
-        self.step_qw.set_product(&lcs.c, &self.ew);
-        self.step_qw.add(&lcs.fw);
-        self.step_q0.copy_from_slice(lcs.g.as_slice());
-        gemv_acc(&mut self.step_q0, &lcs.c, self.fx.as_slice());
+        let o = Layout::of(self.nx, self.nu, self.nw);
+        let data = &mut self.step_data;
+        store_rows(&mut data[o.x..o.fx], &self.phi);
+        data[o.fx..o.xw].copy_from_slice(self.fx.as_slice());
+        store_rows(&mut data[o.xw..o.q], &self.ew);
+        store_product(&mut data[o.q..o.q0], &lcs.c, &self.phi);
+        data[o.q0..o.qw].copy_from_slice(lcs.g.as_slice());
+        gemv_acc(&mut data[o.q0..o.qw], &lcs.c, self.fx.as_slice());
+        store_product(&mut data[o.qw..o.gamma], &lcs.c, &self.ew);
+        add_rows(&mut data[o.qw..o.gamma], &lcs.fw);
+        store_rows(&mut data[o.gamma..o.len], &self.gamma);
         self.solver.matrix_changed();
         self.size.set(h);
         Ok(())
@@ -221,15 +217,7 @@ impl ThetaStepper {
         if !self.size.holds(key) {
             self.prepare(lcs, key)?;
         }
-        let products = Products {
-            x: &self.step_x,
-            xw: &self.step_xw,
-            fx: self.fx.as_slice(),
-            q: &self.step_q,
-            qw: &self.step_qw,
-            q0: &self.step_q0,
-            gamma: &self.step_gamma,
-        };
+        let products = Products::of(d, &self.step_data);
         if nx <= FIXED_LIMIT && nu <= lcp::SMALL {
             // Small sizes work on the stack, then store the results once: at
             // sizes fixed when compiled the vectors stay in registers all the
@@ -302,15 +290,75 @@ impl ThetaStepper {
     }
 }
 
+/// Where each per-step product starts in [`ThetaStepper`]'s `step_data`, in
+/// the order the step reads them; each ends where the next starts, the last
+/// at `len`.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    x: usize,
+    fx: usize,
+    xw: usize,
+    q: usize,
+    q0: usize,
+    qw: usize,
+    gamma: usize,
+    len: usize,
+}
+
+impl Layout {
+    #[inline(always)]
+    fn of(nx: usize, nu: usize, nw: usize) -> Self {
+        let x = 0;
+        let fx = x + nx * nx;
+        let xw = fx + nx;
+        let q = xw + nx * nw;
+        let q0 = q + nu * nx;
+        let qw = q0 + nu;
+        let gamma = qw + nu * nw;
+        let len = gamma + nx * nu;
+        Layout {
+            x,
+            fx,
+            xw,
+            q,
+            q0,
+            qw,
+            gamma,
+            len,
+        }
+    }
+}
+
 /// The per-step products of [`ThetaStepper`], borrowed for one step.
 struct Products<'a> {
-    x: &'a Rows,
-    xw: &'a Rows,
+    x: RowsRef<'a>,
     fx: &'a [f64],
-    q: &'a Rows,
-    qw: &'a Rows,
+    xw: RowsRef<'a>,
+    q: RowsRef<'a>,
     q0: &'a [f64],
-    gamma: &'a Rows,
+    qw: RowsRef<'a>,
+    gamma: RowsRef<'a>,
+}
+
+impl<'a> Products<'a> {
+    /// The products in `data` at sizes `d`.
+    #[inline(always)]
+    fn of<D: Dims>(d: D, data: &'a [f64]) -> Self {
+        let (nx, nu, nw) = (d.nx(), d.nu(), d.nw());
+        let o = Layout::of(nx, nu, nw);
+        // One check of the whole length; the slices below lie inside it at
+        // offsets the compiler knows when the sizes are constants.
+        let data = &data[..o.len];
+        Products {
+            x: RowsRef::new(&data[o.x..o.fx], nx, nx),
+            fx: &data[o.fx..o.xw],
+            xw: RowsRef::new(&data[o.xw..o.q], nx, nw),
+            q: RowsRef::new(&data[o.q..o.q0], nu, nx),
+            q0: &data[o.q0..o.qw],
+            qw: RowsRef::new(&data[o.qw..o.gamma], nu, nw),
+            gamma: RowsRef::new(&data[o.gamma..o.len], nx, nu),
+        }
+    }
 }
 
 /// Where one step writes: the new state, `q` (work space), the multipliers and
@@ -338,16 +386,16 @@ fn advance<D: Dims>(
     let (nx, nu, nw) = (d.nx(), d.nu(), d.nw());
     let (x, w) = (&x[..nx], &w[..nw]);
     let Vectors { x: x_next, q, u, y } = out;
-    m.x.mul_from_sized(nx, nx, x_next, m.fx, x);
-    m.xw.mul_acc_sized(nx, nw, x_next, w);
-    m.q.mul_from_sized(nu, nx, q, m.q0, x);
-    m.qw.mul_acc_sized(nu, nw, q, w);
+    m.x.mul_from(x_next, m.fx, x);
+    m.xw.mul_acc(x_next, w);
+    m.q.mul_from(q, m.q0, x);
+    m.qw.mul_acc(q, w);
     problem.q.as_mut_slice()[..nu].copy_from_slice(q);
     let info = solver.solve_with(nu, problem, q, u, y);
     if info.status != lcp::Status::Solved {
         return Err(StepError::Lcp(info));
     }
-    m.gamma.mul_acc_sized(nx, nu, x_next, u);
+    m.gamma.mul_acc(x_next, u);
     if !tidy(x_next) || !tidy(u) {
         return Err(StepError::NotFinite);
     }

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 . scripts/system-deps.sh
-. scripts/venv.sh
+requirements=tests/python/requirements.txt . scripts/venv.sh
 
 cargo fmt --all --check
 cargo clippy --all-targets --release -- -D warnings

@@ -46,8 +46,8 @@ pub struct ThetaStepper {
     /// The products taken every step, `x_free = phi x + ew w + fx`,
     /// `q = (C phi) x + (C ew + F) w + (C fx + g)` and `gamma`, row-major in
     /// one buffer at the offsets of [`Layout`]: at sizes fixed when compiled
-    /// its length and every offset are constants, so the step reads the
-    /// products without a single bounds check.
+    /// its length and every offset are constants, so the step checks the
+    /// buffer's length once and reads the products without further checks.
     step_data: Vec<f64>,
     /// `q` of the step for sizes above the stack's (see `step_in`).
     q_work: Vec<f64>,

@@ -121,15 +121,22 @@ mod tests {
     use crate::lcp::tests::murty;
     use nalgebra::{DMatrix, DVector};
 
+    /// Block pivoting on `p` from every component pinned at its lower bound,
+    /// within `budget` solves: the outcome, the solves, `u` and the active set.
+    fn from_all_pinned(p: &Problem, budget: usize) -> (Outcome, usize, Vec<f64>, Vec<Bound>) {
+        let n = p.n();
+        let mut block = BlockSolver::new(n);
+        let mut trial = vec![Bound::Lower; n];
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let (o, solves) = run(p, &mut block, &mut trial, &mut u, &mut w, 1e-9, budget);
+        (o, solves, u, trial)
+    }
+
     #[test]
     fn murty_matrix_from_all_pinned() {
         // Murty's upper-triangular matrix with q = -1: the solution is e_n.
         let n = 8;
-        let p = murty(n, true, 1.0);
-        let mut block = BlockSolver::new(n);
-        let mut trial = vec![Bound::Lower; n];
-        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
-        let (o, solves) = run(&p, &mut block, &mut trial, &mut u, &mut w, 1e-9, 100);
+        let (o, solves, u, trial) = from_all_pinned(&murty(n, true, 1.0), 100);
         assert_eq!(o, Outcome::Converged { inside: true });
         assert!(solves > 1);
         let mut want = vec![0.0; n];
@@ -146,11 +153,7 @@ mod tests {
         // it with substitution first, so pivoting's own answer is checked here,
         // within the `10 + 2 n` solves the solver grants it.
         let n = 11;
-        let p = murty(n, false, 0.3);
-        let mut block = BlockSolver::new(n);
-        let mut trial = vec![Bound::Lower; n];
-        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
-        let (o, solves) = run(&p, &mut block, &mut trial, &mut u, &mut w, 1e-9, 10 + 2 * n);
+        let (o, solves, u, _) = from_all_pinned(&murty(n, false, 0.3), 10 + 2 * n);
         assert_eq!(o, Outcome::Converged { inside: true }, "{solves} solves");
         let mut want = vec![0.0; n];
         want[0] = 0.3;

@@ -139,25 +139,19 @@ impl Solver {
     /// must follow any change of them): a non-finite `M` is caught by
     /// verification, not by validation.
     pub fn solve(&mut self, p: &Problem, u: &mut [f64], w: &mut [f64]) -> Info {
-        self.solve_sized(self.n, p, u, w)
+        self.solve_with(self.n, p, p.q.as_slice(), u, w)
     }
 
-    /// [`Solver::solve`] for a solver of size `n` (which must be [`Solver::n`]):
-    /// a caller that knows `n` at compile time gets the warm start with its
-    /// loops unrolled. The same operations in the same order as any other
-    /// caller's, so the same numbers; the pivoting fallback is not inlined.
-    #[inline(always)]
-    pub fn solve_sized(&mut self, n: usize, p: &Problem, u: &mut [f64], w: &mut [f64]) -> Info {
-        self.solve_with(n, p, p.q.as_slice(), u, w)
-    }
-
-    /// [`Solver::solve_sized`] with `q` given apart: the values of `p.q`, which
-    /// the warm start reads from this slice instead. A caller compiled for one
-    /// `n <= lcp::SMALL` that passes its local `q`, `u` and `w` gets them kept in
-    /// registers from the solve through the verification (the warm start
-    /// indexes them only at constant positions, and the pivoting fallback
-    /// works on the solver's own buffers): what the step then waits on is
-    /// arithmetic, not stores and reloads.
+    /// [`Solver::solve`] for a solver of size `n` (which must be [`Solver::n`])
+    /// with `q` given apart: the values of `p.q`, which the warm start reads
+    /// from this slice instead. The same operations in the same order as
+    /// [`Solver::solve`], so the same numbers. A caller compiled for one `n`
+    /// gets the warm start with its loops unrolled, and for `n <= lcp::SMALL`,
+    /// passing its local `q`, `u` and `w`, gets them kept in registers from the
+    /// solve through the verification (the warm start indexes them only at
+    /// constant positions, and the fallback, not inlined, works on the
+    /// solver's own buffers): what the step then waits on is arithmetic, not
+    /// stores and reloads.
     #[inline(always)]
     pub fn solve_with(
         &mut self,

@@ -90,7 +90,7 @@ impl BlockSolver {
 
     /// Writes the candidate `u` of the active set `active`. Returns false when
     /// a pinned side is infinite or `M_FF` is singular; `u` is then garbage.
-    /// The candidate is not verified here: see `problem::verify`.
+    /// The candidate is not verified here: see `acceptance::verify`.
     pub(super) fn solve(&mut self, p: &Problem, active: &[Bound], u: &mut [f64]) -> bool {
         self.solve_sized(p.n(), p, p.q.as_slice(), active, u)
     }

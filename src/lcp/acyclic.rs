@@ -18,7 +18,7 @@
 //! after a few entries of each row. The caller verifies the result like every
 //! other candidate.
 
-use super::problem::clamp_value;
+use super::acceptance::clamp_value;
 use super::Problem;
 
 /// The substitution order of one matrix, or the finding that there is none.
@@ -154,7 +154,7 @@ impl Acyclic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lcp::problem::{residual, verify};
+    use crate::lcp::acceptance::{residual, verify_fresh as verify};
     use crate::lcp::tests::murty;
     use nalgebra::{DMatrix, DVector};
 

@@ -140,6 +140,33 @@ impl Band {
         }
     }
 
+    /// The exchange rate of every component (`acceptance::rate`), from the
+    /// entries in the band: `O(n (kl + ku))`.
+    pub(super) fn rates(&self, out: &mut [f64]) {
+        let n = self.n;
+        for (i, d) in out[..n].iter_mut().enumerate() {
+            let (j0, j1) = (i.saturating_sub(self.kl), (i + self.ku + 1).min(n));
+            let couplings = (j0..j1)
+                .filter(move |&j| j != i)
+                .map(|j| (self.get(i, j), self.get(j, i), self.get(j, j)));
+            *d = super::acceptance::rate(self.get(i, i), couplings);
+        }
+    }
+
+    /// The magnitudes `s_i = |q_i| + sum_j |M_ij x_j|` (what `w = M x + q` sums).
+    pub(super) fn magnitudes(&self, x: &[f64], q: &[f64], s: &mut [f64]) {
+        let (n, kl, wd) = (self.n, self.kl, self.width());
+        for i in 0..n {
+            let (d0, d1) = self.row_range(i);
+            let row = &self.a[i * wd + d0..i * wd + d1];
+            let xs = &x[i + d0 - kl..i + d1 - kl];
+            s[i] = row
+                .iter()
+                .zip(xs)
+                .fold(q[i].abs(), |s, (a, b)| s + (a * b).abs());
+        }
+    }
+
     /// The same matrix as a dense one (tests, inspection).
     pub fn to_dense(&self) -> DMatrix<f64> {
         let mut d = DMatrix::zeros(self.n, self.n);

@@ -16,12 +16,11 @@
 //! instead of flips. When pivoting fails
 //! on a small problem (e.g. a friction LCP, not a P-matrix) the dense
 //! [`Solver`] takes over on preallocated copies. Every answer goes through the
-//! same acceptance test as the dense path (`problem::verify` on slices).
+//! same acceptance test as the dense path (`acceptance::judge`).
 
+use super::acceptance::{self, clamp_to_box, judge, violates};
 use super::band::{Band, BandLu};
-use super::problem::{
-    check_entry, clamp_to_box, classify_with, entry_ok, judge, natural_residual, scale_of,
-};
+use super::problem::{check_entry, entry_ok};
 use super::sweep::Sweep;
 use super::{Bound, Info, Method, Problem, Settings, Solver, Status};
 use nalgebra::{DMatrix, DVector};
@@ -59,11 +58,6 @@ impl BandProblem {
         self.q.len()
     }
 
-    /// Verification scale, defined as [`Problem::scale`].
-    pub fn scale(&self) -> f64 {
-        scale_of(&self.q, &self.lo, &self.hi)
-    }
-
     /// Full setup-time check; the message names the first thing that is wrong.
     pub fn validate(&self) -> Result<(), String> {
         let n = self.n();
@@ -84,14 +78,17 @@ impl BandProblem {
         Ok(())
     }
 
-    /// Natural-map residual of `(u, w)`, as [`super::residual`] (NaN when a
-    /// length disagrees or a term is NaN).
+    /// Unit-free residual of `(u, w)`, as [`super::residual`] (allocates; NaN
+    /// when a length disagrees or a term is NaN).
     pub fn residual(&self, u: &[f64], w: &[f64]) -> f64 {
         let n = self.n();
         if u.len() != n || w.len() != n || self.lo.len() != n || self.hi.len() != n {
             return f64::NAN;
         }
-        natural_residual(&self.lo, &self.hi, u, w)
+        let (mut d, mut s) = (vec![0.0; n], vec![0.0; n]);
+        self.m.rates(&mut d);
+        self.m.magnitudes(u, &self.q, &mut s);
+        acceptance::residual_with(&self.lo, &self.hi, &d, u, w, &s)
     }
 
     /// The same problem with a dense matrix (tests, the dense fallback).
@@ -105,8 +102,9 @@ impl BandProblem {
     }
 }
 
-/// Flip tolerance as a fraction of the acceptance threshold `tol * scale`:
-/// a component is infeasible only beyond it, so roundoff on a degenerate
+/// Flip tolerance as a fraction of the acceptance tolerance (measured as the
+/// acceptance test measures): a component is infeasible only beyond it, so
+/// roundoff on a degenerate
 /// component (free at its bound, or pinned with `w = 0`) does not flip it
 /// back and forth, while what remains is far below what verification allows.
 const FLIP_TOL: f64 = 1e-3;
@@ -125,9 +123,8 @@ pub const DENSE_FALLBACK_LIMIT: usize = 256;
 /// How block pivoting ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Outcome {
-    /// No infeasible component left; the candidate is in `u`/`w`, and
-    /// `inside` says whether `u` lies in the box exactly.
-    Converged { inside: bool },
+    /// No infeasible component left; the candidate is in `u`/`w`.
+    Converged,
     /// A factorization met a tiny or non-finite pivot, or the candidate was
     /// not finite.
     Singular,
@@ -162,6 +159,14 @@ pub struct BandSolver {
     key: Vec<Bound>,
     /// Whether `lu` holds a successful factorization of the current matrix.
     cached: bool,
+    /// The exchange rates of the current matrix (`acceptance`), and whether
+    /// they are.
+    rate: Vec<f64>,
+    rates_fresh: bool,
+    /// Magnitudes of the candidate's `w`, and how far the clamp moved its
+    /// `u` (`acceptance`).
+    mag: Vec<f64>,
+    out: Vec<f64>,
     factorizations: u64,
     /// The monotone sweep for tridiagonal Z-matrix problems.
     sweep: Sweep,
@@ -189,6 +194,10 @@ impl BandSolver {
             lu: BandLu::new(n, kl, ku),
             key: vec![Bound::Lower; n],
             cached: false,
+            rate: vec![0.0; n],
+            rates_fresh: false,
+            mag: vec![0.0; n],
+            out: vec![0.0; n],
             factorizations: 0,
             sweep: Sweep::new(n),
             dense,
@@ -218,6 +227,7 @@ impl BandSolver {
     /// The active set is kept. Bounds and `q` may change freely without it.
     pub fn matrix_changed(&mut self) {
         self.cached = false;
+        self.rates_fresh = false;
     }
 
     /// The active set the next warm start will try.
@@ -266,18 +276,21 @@ impl BandSolver {
         if self.n == 0 {
             return info(Status::Solved, Method::None, 0.0, 0);
         }
-        let thr = self.settings.tol * p.scale();
-        let (outcome, solves) = self.pivot(p, u, w, FLIP_TOL * thr);
+        if !self.rates_fresh {
+            p.m.rates(&mut self.rate);
+            self.rates_fresh = true;
+        }
+        let tol = self.settings.tol;
+        let (outcome, solves) = self.pivot(p, u, w);
         let mut best = f64::NAN;
-        if let Outcome::Converged { inside } = outcome {
-            // The shared acceptance test. When `u` is already in the box the
-            // clamp is a no-op and `w` was just computed from this very `u`
-            // by the same product, so both are skipped.
-            let in_box = inside || clamp_to_box(&p.lo, &p.hi, u, thr);
-            if !inside {
-                p.m.mul_add(u, &p.q, w);
-            }
-            let (ok, r) = judge(&p.lo, &p.hi, u, w, thr, in_box);
+        if outcome == Outcome::Converged {
+            // The shared acceptance test, on the clamped candidate (pivoting
+            // left `w` and its magnitudes computed from the unclamped one).
+            clamp_to_box(&p.lo, &p.hi, u, &mut self.out);
+            p.m.mul_add(u, &p.q, w);
+            p.m.magnitudes(u, &p.q, &mut self.mag);
+            let (rate, mag, out) = (&self.rate, &self.mag, &self.out);
+            let (ok, r) = judge(&p.lo, &p.hi, rate, u, w, mag, out, tol);
             if ok {
                 self.active.copy_from_slice(&self.trial);
                 let method = if solves == 1 && self.settings.warm_start {
@@ -296,7 +309,9 @@ impl BandSolver {
             fb.solver.set_active_set(&self.active);
             let mut r = fb.solver.solve(&fb.p, u, w);
             if r.status == Status::Solved {
-                classify_with(&p.lo, &p.hi, u, thr, &mut self.active);
+                p.m.magnitudes(u, &p.q, &mut self.mag);
+                let (rate, mag) = (&self.rate, &self.mag);
+                acceptance::classify(&p.lo, &p.hi, rate, u, mag, tol, &mut self.active);
             } else {
                 r.residual = best.min(r.residual);
             }
@@ -304,7 +319,7 @@ impl BandSolver {
         }
         let status = match outcome {
             Outcome::Budget => Status::MaxIterations,
-            Outcome::Singular | Outcome::Converged { .. } => Status::NumericalFailure,
+            Outcome::Singular | Outcome::Converged => Status::NumericalFailure,
         };
         u.fill(f64::NAN);
         w.fill(f64::NAN);
@@ -347,14 +362,12 @@ impl BandSolver {
     }
 
     /// Block principal pivoting from `trial`: returns how it ended and the
-    /// number of active-set solves. `eps` is the flip tolerance.
-    fn pivot(
-        &mut self,
-        p: &BandProblem,
-        u: &mut [f64],
-        w: &mut [f64],
-        eps: f64,
-    ) -> (Outcome, usize) {
+    /// number of active-set solves.
+    fn pivot(&mut self, p: &BandProblem, u: &mut [f64], w: &mut [f64]) -> (Outcome, usize) {
+        let eps = FLIP_TOL * self.settings.tol;
+        // The sweep decides in the units of `w` (a chain's rows share them):
+        // the same fraction of the tolerance, against the largest load.
+        let sweep_eps = eps * p.q.iter().fold(0.0f64, |s, x| s.max(x.abs()));
         let budget = match self.settings.max_pivots {
             0 => 50 + 2 * self.n,
             k => k,
@@ -370,21 +383,18 @@ impl BandSolver {
                 return (Outcome::Singular, solves);
             }
             p.m.mul_add(u, &p.q, w);
-            let Some(Tally {
-                count,
-                first,
-                inside,
-            }) = infeasible(p, &self.trial, u, w, eps)
-            else {
+            p.m.magnitudes(u, &p.q, &mut self.mag);
+            let scales = (&self.rate[..], &self.mag[..]);
+            let Some(Tally { count, first }) = infeasible(p, &self.trial, scales, u, w, eps) else {
                 return (Outcome::Singular, solves);
             };
             if count == 0 {
-                return (Outcome::Converged { inside }, solves);
+                return (Outcome::Converged, solves);
             }
             // The stored active set failed: on a tridiagonal Z-matrix the
             // sweep finds the answer's active set in O(n), where flipping
             // would move a travelling load one contact per solve.
-            if solves == 1 && Sweep::applies(p) && self.sweep.run(p, eps, &mut self.trial) {
+            if solves == 1 && Sweep::applies(p) && self.sweep.run(p, sweep_eps, &mut self.trial) {
                 continue;
             }
             // Júdice–Pires: block flips while the count drops (or for a few
@@ -399,7 +409,8 @@ impl BandSolver {
                 continue;
             }
             for i in 0..self.n {
-                if is_infeasible(self.trial[i], p.lo[i], p.hi[i], u[i], w[i], eps) {
+                let ds = (self.rate[i], self.mag[i]);
+                if violates(self.trial[i], p.lo[i], p.hi[i], u[i], w[i], ds, eps) {
                     self.trial[i] = flipped(self.trial[i], u[i], p.lo[i]);
                 }
             }
@@ -455,46 +466,42 @@ impl BandSolver {
     }
 }
 
-/// Whether component `i` violates its side of the active set by more than
-/// `eps`. A fixed component (`lo == hi`) never does: any `w` suits it.
-#[inline]
-fn is_infeasible(b: Bound, lo: f64, hi: f64, u: f64, w: f64, eps: f64) -> bool {
-    match b {
-        _ if lo == hi => false,
-        Bound::Free => u < lo - eps || u > hi + eps,
-        Bound::Lower => w < -eps,
-        Bound::Upper => w > eps,
-    }
-}
-
 /// Tally of a candidate's infeasible components.
 struct Tally {
     count: usize,
     /// The least infeasible index (meaningless when `count == 0`).
     first: usize,
-    /// Whether `u` lies in the box exactly, so verification's clamp would
-    /// change nothing.
-    inside: bool,
 }
 
-/// Counts the infeasible components of a candidate; `None` when it is not
-/// finite.
-fn infeasible(p: &BandProblem, active: &[Bound], u: &[f64], w: &[f64], eps: f64) -> Option<Tally> {
+/// Counts the infeasible components of a candidate (`violates`, with the
+/// exchange rates and magnitudes in `scales`); `None` when it is not finite.
+fn infeasible(
+    p: &BandProblem,
+    active: &[Bound],
+    scales: (&[f64], &[f64]),
+    u: &[f64],
+    w: &[f64],
+    eps: f64,
+) -> Option<Tally> {
+    let (rate, mag) = scales;
     let (mut count, mut first) = (0, usize::MAX);
-    let (mut finite, mut inside) = (true, true);
+    let mut finite = true;
     for i in 0..active.len() {
         finite &= u[i].is_finite() && w[i].is_finite();
-        inside &= u[i] >= p.lo[i] && u[i] <= p.hi[i];
-        if is_infeasible(active[i], p.lo[i], p.hi[i], u[i], w[i], eps) {
+        if violates(
+            active[i],
+            p.lo[i],
+            p.hi[i],
+            u[i],
+            w[i],
+            (rate[i], mag[i]),
+            eps,
+        ) {
             count += 1;
             first = first.min(i);
         }
     }
-    finite.then_some(Tally {
-        count,
-        first,
-        inside,
-    })
+    finite.then_some(Tally { count, first })
 }
 
 /// The new side of an infeasible component: a free one goes to the bound it

@@ -9,8 +9,8 @@
 //! The odometer works in place on a `[Bound]` so the solver can run it on its
 //! preallocated buffers; the public functions allocate freely (test use).
 
+use super::acceptance::{dense_rates, magnitudes, verify};
 use super::active::BlockSolver;
-use super::problem::verify;
 use super::{Bound, Problem};
 use nalgebra::DVector;
 
@@ -53,8 +53,10 @@ pub(super) fn advance(p: &Problem, a: &mut [Bound]) -> bool {
 /// counts the linear solves attempted. Returns the smallest residual seen
 /// among candidates (NaN when no free block was solvable) and whether one
 /// verified.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn search(
     p: &Problem,
+    rate: &[f64],
     bs: &mut BlockSolver,
     a: &mut [Bound],
     u: &mut [f64],
@@ -67,7 +69,7 @@ pub(super) fn search(
     loop {
         *solves += 1;
         if bs.solve(p, a, u) {
-            let (ok, r) = verify(p, u, w, tol);
+            let (ok, r) = verify(p, rate, u, w, tol);
             if ok {
                 return (true, r);
             }
@@ -83,19 +85,31 @@ pub(super) fn search(
 /// Every distinct verified solution of `p` found by enumeration (cost `3^n`
 /// linear solves; meant for `n` up to about 10). Solutions that need a
 /// singular free block are not found. Returns nothing for invalid problems.
+/// Two candidates are the same solution when moving each component from one
+/// to the other changes its `w` by at most the acceptance tolerance (the
+/// exchange rate times the distance, against `tol` times the larger magnitude;
+/// see `acceptance`), so a degenerate component found both free and pinned
+/// counts once, in any units.
 pub fn all_solutions(p: &Problem, tol: f64) -> Vec<DVector<f64>> {
-    let mut out: Vec<DVector<f64>> = Vec::new();
+    let n = p.n();
+    let mut rate = vec![0.0; n];
+    if p.validate().is_ok() {
+        dense_rates(&p.m, &mut rate);
+    }
+    // Each solution with its magnitudes.
+    let mut out: Vec<(DVector<f64>, Vec<f64>)> = Vec::new();
+    let mut mag = vec![0.0; n];
     collect(p, tol, &mut |u| {
-        let thr = tol * p.scale();
-        let dup = out
-            .iter()
-            .any(|s| s.iter().zip(u).all(|(a, b)| (a - b).abs() <= thr));
-        if !dup {
-            out.push(DVector::from_column_slice(u));
+        magnitudes(p, u, &mut mag);
+        let same = |(v, s): &(DVector<f64>, Vec<f64>)| {
+            (0..n).all(|i| rate[i] * (v[i] - u[i]).abs() <= tol * s[i].max(mag[i]))
+        };
+        if !out.iter().any(same) {
+            out.push((DVector::from_column_slice(u), mag.clone()));
         }
         true
     });
-    out
+    out.into_iter().map(|(u, _)| u).collect()
 }
 
 /// The first verified solution found by enumeration, if any.
@@ -116,10 +130,11 @@ fn collect(p: &Problem, tol: f64, keep: &mut dyn FnMut(&[f64]) -> bool) {
     let n = p.n();
     let mut bs = BlockSolver::new(n);
     let mut a = vec![Bound::Free; n];
-    let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+    let (mut u, mut w, mut rate) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    dense_rates(&p.m, &mut rate);
     first(p, &mut a);
     loop {
-        if bs.solve(p, &a, &mut u) && verify(p, &mut u, &mut w, tol).0 && !keep(&u) {
+        if bs.solve(p, &a, &mut u) && verify(p, &rate, &mut u, &mut w, tol).0 && !keep(&u) {
             return;
         }
         if !advance(p, &mut a) {

@@ -4,6 +4,7 @@
 //! (`w = M u + q`, `lo <= u <= hi`, sign conditions on `w` at the bounds). The
 //! solver therefore has to be exact, verified and allocation-free per call, so
 //! the module is split by concept: [`problem`] states and checks the problem,
+//! `acceptance` decides, in one place and in any units, what counts as a solution,
 //! `active` solves the linear system of one active set on [`crate::linalg::Lu`] (the warm start
 //! that hits in the common case), `transform` and `lemke` give the robust
 //! pivoting path, [`enumerate`] is the exhaustive fallback and test oracle, and
@@ -13,6 +14,7 @@
 //! back to the dense `Solver` for small problems). The small shared value
 //! types live here so every file can name them without cycles.
 
+mod acceptance;
 mod active;
 mod acyclic;
 pub mod band;
@@ -34,17 +36,19 @@ mod tests_random;
 #[cfg(test)]
 mod tests_sweep;
 
+pub use acceptance::residual;
 pub use band::Band;
 pub use banded::{BandProblem, BandSolver};
-pub use problem::{residual, Problem};
+pub use problem::Problem;
 pub use solver::Solver;
 
 /// Tuning knobs of [`Solver`]; the defaults suit FMU steps of up to ~50 unknowns.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
-    /// Relative verification tolerance: a candidate is accepted when its
-    /// natural-map residual is at most `tol * scale`, with `scale` from
-    /// [`Problem::scale`].
+    /// Relative verification tolerance: a candidate is accepted when each
+    /// component's complementarity residual, in the units of its `w`, is at
+    /// most `tol` times the size of the terms that `w` sums (see
+    /// [`residual`]; the same verdict in any units).
     pub tol: f64,
     /// Pivot budget for Lemke's method; `0` selects `50 + 20 * N` where `N` is
     /// the size of the reformulated LCP (between `n` and `2 n`). The same
@@ -128,7 +132,8 @@ pub struct Info {
     pub status: Status,
     /// The last stage that ran (the one that produced `u` when solved).
     pub method: Method,
-    /// Natural-map residual of the returned candidate (NaN when there was none).
+    /// Unit-free residual of the returned candidate ([`residual`]; NaN when
+    /// there was none).
     pub residual: f64,
     /// Lemke pivots, or linear solves for warm start, block pivoting and
     /// enumeration.

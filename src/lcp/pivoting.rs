@@ -13,12 +13,13 @@
 //! Each candidate is the `BlockSolver`'s, so the active set found here leaves
 //! its factors cached for the next warm-started step.
 
+use super::acceptance::{magnitudes, violates};
 use super::active::BlockSolver;
 use super::problem::mul_add;
 use super::{Bound, Problem};
 
-/// Relative part of the verification threshold below which a violated sign
-/// is not flipped (round-off of a component sitting on its bound).
+/// Fraction of the acceptance tolerance below which a violated sign is not
+/// flipped (round-off of a component sitting on its bound).
 const FLIP_TOL: f64 = 1e-3;
 /// Block flips tried without a drop of the infeasible count before Murty's
 /// single flip takes over.
@@ -27,42 +28,61 @@ const BLOCK_RETRIES: usize = 3;
 /// How a pivoting run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Outcome {
-    /// No component violates its side: `u`, `w = M u + q` hold the candidate
-    /// (`inside`: `u` already lies in the box, so the clamp changes nothing).
-    Converged { inside: bool },
+    /// No component violates its side: `u`, `w = M u + q` hold the candidate,
+    /// for the caller to verify.
+    Converged,
     /// A singular free block, non-finite numbers or the budget ran out.
     Failed,
 }
 
-/// Runs block principal pivoting from `trial` (a valid active set for the
+/// What a pivoting run works on, all borrowed from the solver.
+pub(super) struct Workspace<'a> {
+    /// The free-block solver, whose factors stay cached for the next step.
+    pub block: &'a mut BlockSolver,
+    /// The active set: where the run starts, and where it ends.
+    pub trial: &'a mut [Bound],
+    /// The exchange rates of the matrix (`acceptance`).
+    pub rate: &'a [f64],
+    /// Room for the magnitudes of `w`.
+    pub mag: &'a mut [f64],
+}
+
+/// Runs block principal pivoting from `ws.trial` (a valid active set for the
 /// bounds of `p`), leaving the last candidate in `u`, `w` and its active set
-/// in `trial`. `thr` is the verification threshold `tol * scale`; `budget`
-/// bounds the number of active-set solves. Returns the outcome and the solves.
+/// in `ws.trial`. A component is infeasible when it violates its side by more
+/// than a fraction of the acceptance tolerance `tol` (measured as the
+/// acceptance test measures, so in any units alike); `budget` bounds the
+/// number of active-set solves. Returns the outcome and the solves.
 pub(super) fn run(
     p: &Problem,
-    block: &mut BlockSolver,
-    trial: &mut [Bound],
+    ws: Workspace,
     u: &mut [f64],
     w: &mut [f64],
-    thr: f64,
+    tol: f64,
     budget: usize,
 ) -> (Outcome, usize) {
     let n = p.n();
+    let Workspace {
+        block,
+        trial,
+        rate,
+        mag,
+    } = ws;
     let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
-    let eps = FLIP_TOL * thr;
+    let eps = FLIP_TOL * tol;
     let (mut fewest, mut retries) = (usize::MAX, BLOCK_RETRIES);
     for solves in 1..=budget {
         if !block.solve(p, trial, u) {
             return (Outcome::Failed, solves);
         }
         mul_add(p, u, w);
+        magnitudes(p, u, mag);
         let (mut count, mut first) = (0, usize::MAX);
-        let (mut finite, mut inside) = (true, true);
+        let mut finite = true;
         for i in (0..n).rev() {
             // `abs() < inf` is `is_finite` in one comparison (NaN fails it).
             finite &= u[i].abs() < f64::INFINITY && w[i].abs() < f64::INFINITY;
-            inside &= u[i] >= lo[i] && u[i] <= hi[i];
-            if violates(trial[i], lo[i], hi[i], u[i], w[i], eps) {
+            if violates(trial[i], lo[i], hi[i], u[i], w[i], (rate[i], mag[i]), eps) {
                 count += 1;
                 first = i;
             }
@@ -71,7 +91,7 @@ pub(super) fn run(
             return (Outcome::Failed, solves);
         }
         if count == 0 {
-            return (Outcome::Converged { inside }, solves);
+            return (Outcome::Converged, solves);
         }
         // Júdice–Pires: block flips while the count drops (or for a few more
         // tries), then Murty's least-index flip until it drops again.
@@ -84,24 +104,12 @@ pub(super) fn run(
             continue;
         }
         for i in 0..n {
-            if violates(trial[i], lo[i], hi[i], u[i], w[i], eps) {
+            if violates(trial[i], lo[i], hi[i], u[i], w[i], (rate[i], mag[i]), eps) {
                 trial[i] = flipped(trial[i], u[i], lo[i]);
             }
         }
     }
     (Outcome::Failed, budget)
-}
-
-/// Whether a component violates its side of the active set by more than
-/// `eps`. A component pinned where `lo == hi` never does (any `w` suits it).
-#[inline(always)]
-fn violates(b: Bound, lo: f64, hi: f64, u: f64, w: f64, eps: f64) -> bool {
-    match b {
-        Bound::Free => u < lo - eps || u > hi + eps,
-        _ if lo == hi => false,
-        Bound::Lower => w < -eps,
-        Bound::Upper => w > eps,
-    }
 }
 
 /// The new side of a violating component: a free one goes to the bound it
@@ -125,11 +133,30 @@ mod tests {
     /// within `budget` solves: the outcome, the solves, `u` and the active set.
     fn from_all_pinned(p: &Problem, budget: usize) -> (Outcome, usize, Vec<f64>, Vec<Bound>) {
         let n = p.n();
-        let mut block = BlockSolver::new(n);
         let mut trial = vec![Bound::Lower; n];
-        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
-        let (o, solves) = run(p, &mut block, &mut trial, &mut u, &mut w, 1e-9, budget);
+        let (o, solves, u, _) = run_on(p, &mut trial, budget);
         (o, solves, u, trial)
+    }
+
+    /// Block pivoting on `p` from `trial`: the outcome, the solves, `u` and `w`.
+    fn run_on(
+        p: &Problem,
+        trial: &mut [Bound],
+        budget: usize,
+    ) -> (Outcome, usize, Vec<f64>, Vec<f64>) {
+        let n = p.n();
+        let mut block = BlockSolver::new(n);
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let (mut rate, mut mag) = (vec![0.0; n], vec![0.0; n]);
+        crate::lcp::acceptance::dense_rates(&p.m, &mut rate);
+        let ws = Workspace {
+            block: &mut block,
+            trial,
+            rate: &rate,
+            mag: &mut mag,
+        };
+        let (o, solves) = run(p, ws, &mut u, &mut w, 1e-9, budget);
+        (o, solves, u, w)
     }
 
     #[test]
@@ -137,7 +164,7 @@ mod tests {
         // Murty's upper-triangular matrix with q = -1: the solution is e_n.
         let n = 8;
         let (o, solves, u, trial) = from_all_pinned(&murty(n, true, 1.0), 100);
-        assert_eq!(o, Outcome::Converged { inside: true });
+        assert_eq!(o, Outcome::Converged);
         assert!(solves > 1);
         let mut want = vec![0.0; n];
         want[n - 1] = 1.0;
@@ -154,7 +181,7 @@ mod tests {
         // within the `10 + 2 n` solves the solver grants it.
         let n = 11;
         let (o, solves, u, _) = from_all_pinned(&murty(n, false, 0.3), 10 + 2 * n);
-        assert_eq!(o, Outcome::Converged { inside: true }, "{solves} solves");
+        assert_eq!(o, Outcome::Converged, "{solves} solves");
         let mut want = vec![0.0; n];
         want[0] = 0.3;
         assert_eq!(u, want);
@@ -170,16 +197,14 @@ mod tests {
             DVector::from_vec(vec![-1.0, -1.0]),
             DVector::from_vec(vec![1.0, 1.0]),
         );
-        let mut block = BlockSolver::new(2);
         let mut trial = vec![Bound::Free; 2];
-        let (mut u, mut w) = (vec![0.0; 2], vec![0.0; 2]);
-        let (o, _) = run(&p, &mut block, &mut trial, &mut u, &mut w, 1e-9, 10);
-        assert_eq!(o, Outcome::Converged { inside: true });
+        let (o, _, u, w) = run_on(&p, &mut trial, 10);
+        assert_eq!(o, Outcome::Converged);
         assert_eq!(trial, [Bound::Upper, Bound::Lower]);
         assert_eq!(u, [1.0, -1.0]);
         assert!(w[0] < 0.0 && w[1] > 0.0);
         let mut trial = vec![Bound::Free; 2];
-        let (o, solves) = run(&p, &mut block, &mut trial, &mut u, &mut w, 1e-9, 1);
+        let (o, solves, _, _) = run_on(&p, &mut trial, 1);
         assert_eq!((o, solves), (Outcome::Failed, 1));
     }
 }

@@ -1,0 +1,441 @@
+//! The single acceptance test, and why it does not depend on the units.
+//!
+//! Every stage of the solver (warm start, substitution, block pivoting, Lemke,
+//! polishing, enumeration) and the test oracle hand their candidates here, so
+//! "solved" means the same thing everywhere: `u` clamped into the box, `w = M u
+//! + q` recomputed from that `u`, and each component's complementarity
+//! residual small against the size of the terms its `w_i` is made of.
+//!
+//! A model written in grams instead of kilograms, or in microfarads instead of
+//! farads, gives the same LCP with its rows and columns rescaled: `u_j` in other
+//! units (`c_j u_j`), `w_i` in other units (`r_i w_i`), `M_ij` by `r_i / c_j`.
+//! Which active set solves the problem does not change, so the test must not
+//! either. Component `i` is judged in the units of `w_i` alone:
+//!
+//! * its *magnitude* `s_i = |q_i| + sum_j |M_ij u_j|`, the size of the terms
+//!   that `w_i` sums (what rounding in `w_i` is relative to);
+//! * its *exchange rate* `d_i`, how much `w_i` moves per unit of `u_i`:
+//!   `|M_ii|`, or when the diagonal is zero (the sliding-speed row of a
+//!   friction cone, an equation that a component enters only through its
+//!   neighbours) the largest two-step response `|M_ij M_ji| / M_jj` over the
+//!   components `j` with a positive diagonal that it is coupled with both ways
+//!   (both carry the units of `w_i / u_i`); with neither, `f64::MAX`, so that
+//!   only an exact bound counts as one;
+//! * its residual `rho_i = min(w_i, d_i (u_i - lo_i))` when `w_i >= 0` and
+//!   `min(-w_i, d_i (hi_i - u_i))` otherwise: the natural-map residual with `u_i`
+//!   converted into the units of `w_i` (zero exactly at solutions, for any
+//!   positive `d_i`), or `d_i` times the distance the candidate lay outside its
+//!   box when that is larger.
+//!
+//! The candidate is judged as the clamped point, with `w` recomputed from it;
+//! the distance clamped off still counts, because the caller keeps the active
+//! set the candidate came from (a free component far outside its box is not
+//! free, even when its bound happens to solve the problem).
+//!
+//! A candidate is accepted when `rho_i <= tol * s_i` for every `i`; the residual
+//! reported is `max_i rho_i / s_i`, a pure number. Each of `s_i`, `d_i` and
+//! `rho_i` scales by `r_i` alone, so the verdict is the same in any units (up to
+//! the rounding of the rescaled numbers). The previous test,
+//! `max_i rho_i <= tol (1 + max|q| + max bound)`, was absolute for small data:
+//! a problem whose percussions are 1e-6 N·s accepted a friction bound violated
+//! by 1e-3 of itself.
+
+use super::{Bound, Problem};
+use nalgebra::DMatrix;
+
+/// The exchange rate of a component from its diagonal entry and its couplings
+/// `(M_ij, M_ji, M_jj)` with the other components (see the module text).
+#[inline]
+pub(super) fn rate(m_ii: f64, couplings: impl Iterator<Item = (f64, f64, f64)>) -> f64 {
+    let diag = m_ii.abs();
+    if diag > 0.0 && diag < f64::INFINITY {
+        return diag;
+    }
+    let mut best = 0.0f64;
+    for (m_ij, m_ji, m_jj) in couplings {
+        if m_jj > 0.0 {
+            let r = (m_ij * m_ji).abs() / m_jj;
+            if r < f64::INFINITY {
+                best = best.max(r);
+            }
+        }
+    }
+    if best > 0.0 {
+        best
+    } else {
+        f64::MAX
+    }
+}
+
+/// Writes the exchange rate of every component of the dense matrix `m` into `out`.
+pub(super) fn dense_rates(m: &DMatrix<f64>, out: &mut [f64]) {
+    let n = out.len();
+    for (i, d) in out.iter_mut().enumerate() {
+        let couplings = (0..n)
+            .filter(move |&j| j != i)
+            .map(|j| (m[(i, j)], m[(j, i)], m[(j, j)]));
+        *d = rate(m[(i, i)], couplings);
+    }
+}
+
+/// The residual of one component in the units of its `w` (`u` in the box).
+#[inline(always)]
+fn rho(lo: f64, hi: f64, d: f64, u: f64, w: f64) -> f64 {
+    if w >= 0.0 {
+        w.min(d * (u - lo))
+    } else {
+        (-w).min(d * (hi - u))
+    }
+}
+
+/// The verdict gathered over the components of one candidate.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Tally {
+    tol: f64,
+    ok: bool,
+    sane: bool,
+    nan: bool,
+    worst: f64,
+}
+
+impl Tally {
+    /// An empty tally for the tolerance `tol`; a negative or NaN one accepts
+    /// nothing.
+    #[inline(always)]
+    pub(super) fn new(tol: f64) -> Self {
+        Tally {
+            tol,
+            ok: tol >= 0.0,
+            sane: true,
+            nan: false,
+            worst: 0.0,
+        }
+    }
+
+    /// Adds component `(u, w)` with magnitude `s` and exchange rate `d`; `u`
+    /// must lie in `[lo, hi]`, clamped there by the caller from `out` away.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn add(&mut self, lo: f64, hi: f64, d: f64, u: f64, w: f64, s: f64, out: f64) {
+        let r = rho(lo, hi, d, u, w).max(d * out);
+        // `abs() < inf`: `is_finite` in one comparison (NaN fails it). An
+        // infinite `w_i` at a bound passes the residual but is no answer.
+        self.sane &= (w.abs() < f64::INFINITY) & (u.abs() < f64::INFINITY);
+        self.nan |= u.is_nan() | w.is_nan();
+        self.ok &= r <= self.tol * s;
+        // A zero magnitude means every term of `w_i` is zero, and so is `r`.
+        self.worst = self.worst.max(r / s.max(f64::MIN_POSITIVE));
+    }
+
+    /// The verdict and the residual (NaN when a number was NaN).
+    #[inline(always)]
+    pub(super) fn finish(self) -> (bool, f64) {
+        if self.nan {
+            return (false, f64::NAN);
+        }
+        (self.ok & self.sane, self.worst)
+    }
+}
+
+/// `x` clamped into `[lo, hi]` (bounds not NaN, `lo <= hi`), as one compare and
+/// select per side, which the processor does in one instruction each.
+///
+/// Equal to `x.max(lo).min(hi)` except for a NaN `x`, which stays NaN rather
+/// than becoming `lo` (and the verdict then rejects it).
+#[inline(always)]
+pub(super) fn clamp_value(x: f64, lo: f64, hi: f64) -> f64 {
+    let x = if lo > x { lo } else { x };
+    if hi < x {
+        hi
+    } else {
+        x
+    }
+}
+
+/// Clamps `u` into the box, writing into `out` how far each component moved.
+#[inline(always)]
+pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], out: &mut [f64]) {
+    let n = u.len();
+    let (lo, hi, out) = (&lo[..n], &hi[..n], &mut out[..n]);
+    for i in 0..n {
+        let c = clamp_value(u[i], lo[i], hi[i]);
+        out[i] = (u[i] - c).abs();
+        u[i] = c;
+    }
+}
+
+/// The verdict on a candidate clamped into the box by [`clamp_to_box`] (which
+/// wrote `out`), with `w` and the magnitudes `s` computed from the clamped `u`,
+/// and `d` the exchange rates.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn judge(
+    lo: &[f64],
+    hi: &[f64],
+    d: &[f64],
+    u: &[f64],
+    w: &[f64],
+    s: &[f64],
+    out: &[f64],
+    tol: f64,
+) -> (bool, f64) {
+    let n = u.len();
+    let (lo, hi, d, w, s, out) = (&lo[..n], &hi[..n], &d[..n], &w[..n], &s[..n], &out[..n]);
+    let mut t = Tally::new(tol);
+    for i in 0..n {
+        t.add(lo[i], hi[i], d[i], u[i], w[i], s[i], out[i]);
+    }
+    t.finish()
+}
+
+/// Accepts or rejects a candidate of the dense problem `p` with exchange rates
+/// `d`. On return `u` is clamped into the box and `w = M u + q` is recomputed
+/// from it; the verdict and the residual are returned.
+pub(super) fn verify(
+    p: &Problem,
+    d: &[f64],
+    u: &mut [f64],
+    w: &mut [f64],
+    tol: f64,
+) -> (bool, f64) {
+    verify_sized(p.n(), p, p.q.as_slice(), d, u, w, tol)
+}
+
+/// [`verify`] with the exchange rates derived here (allocates; tests).
+#[cfg(test)]
+pub(super) fn verify_fresh(p: &Problem, u: &mut [f64], w: &mut [f64], tol: f64) -> (bool, f64) {
+    let mut d = vec![0.0; p.n()];
+    dense_rates(&p.m, &mut d);
+    verify(p, &d, u, w, tol)
+}
+
+/// [`verify`] for a problem of size `n`, which the warm-started step may know
+/// at compile time, with `q` given apart (the values of `p.q`, perhaps the
+/// caller's local copy). `w_i` and its magnitude are summed row by row in
+/// column order, `q_i + M_i0 u_0 + M_i1 u_1 + ...`, the order of
+/// [`crate::linalg::gemv_from`], so `w` is the same to the bit; no buffer is
+/// needed for the magnitudes, and `w` holds the clamped-off distances until
+/// each `w_i` is computed (row `i` reads `u` only).
+#[inline(always)]
+pub(super) fn verify_sized(
+    n: usize,
+    p: &Problem,
+    q: &[f64],
+    d: &[f64],
+    u: &mut [f64],
+    w: &mut [f64],
+    tol: f64,
+) -> (bool, f64) {
+    debug_assert_eq!(n, p.n());
+    let (q, d, lo, hi) = (
+        &q[..n],
+        &d[..n],
+        &p.lo.as_slice()[..n],
+        &p.hi.as_slice()[..n],
+    );
+    let (u, w, m) = (&mut u[..n], &mut w[..n], &p.m.as_slice()[..n * n]);
+    clamp_to_box(lo, hi, u, w);
+    let mut t = Tally::new(tol);
+    for i in 0..n {
+        let (mut wi, mut si) = (q[i], q[i].abs());
+        for j in 0..n {
+            let term = m[i + j * n] * u[j];
+            wi += term;
+            si += term.abs();
+        }
+        let out = w[i];
+        w[i] = wi;
+        t.add(lo[i], hi[i], d[i], u[i], wi, si, out);
+    }
+    t.finish()
+}
+
+/// The magnitudes `s_i = |q_i| + sum_j |M_ij u_j|` of the dense problem `p` at `u`.
+pub(super) fn magnitudes(p: &Problem, u: &[f64], s: &mut [f64]) {
+    let n = p.n();
+    let (q, m, u, s) = (
+        &p.q.as_slice()[..n],
+        &p.m.as_slice()[..n * n],
+        &u[..n],
+        &mut s[..n],
+    );
+    for i in 0..n {
+        let mut si = q[i].abs();
+        for j in 0..n {
+            si += (m[i + j * n] * u[j]).abs();
+        }
+        s[i] = si;
+    }
+}
+
+/// Whether a component violates its side `b` of an active set by more than
+/// `eps` (relative, as the acceptance test's `tol`): a free one lies outside
+/// its box, a pinned one has `w` of the wrong sign. `(d, s)` are its exchange
+/// rate and magnitude. A component pinned where `lo == hi` never does (any `w`
+/// suits it).
+#[inline(always)]
+pub(super) fn violates(
+    b: Bound,
+    lo: f64,
+    hi: f64,
+    u: f64,
+    w: f64,
+    (d, s): (f64, f64),
+    eps: f64,
+) -> bool {
+    let thr = eps * s;
+    match b {
+        Bound::Free => d * (lo - u) > thr || d * (u - hi) > thr,
+        _ if lo == hi => false,
+        Bound::Lower => w < -thr,
+        Bound::Upper => w > thr,
+    }
+}
+
+/// Reads the active set off a verified solution: a component that moving onto
+/// a finite bound would change by at most the tolerance (`d_i` times the
+/// distance, against `tol * s_i`) is pinned there, everything else is free.
+pub(super) fn classify(
+    lo: &[f64],
+    hi: &[f64],
+    d: &[f64],
+    u: &[f64],
+    s: &[f64],
+    tol: f64,
+    out: &mut [Bound],
+) {
+    for (i, b) in out.iter_mut().enumerate() {
+        let (lo, hi, thr) = (lo[i], hi[i], tol * s[i]);
+        *b = if lo.is_finite() && d[i] * (u[i] - lo) <= thr {
+            Bound::Lower
+        } else if hi.is_finite() && d[i] * (hi - u[i]) <= thr {
+            Bound::Upper
+        } else {
+            Bound::Free
+        };
+    }
+}
+
+/// The unit-free residual `max_i rho_i / s_i` of any pair `(u, w)` (with `u`
+/// outside its box counted as `d_i` times the distance), given the exchange
+/// rates and magnitudes. NaN when a term is NaN.
+pub(super) fn residual_with(
+    lo: &[f64],
+    hi: &[f64],
+    d: &[f64],
+    u: &[f64],
+    w: &[f64],
+    s: &[f64],
+) -> f64 {
+    let mut worst = 0.0f64;
+    for i in 0..u.len() {
+        let (lo, hi, d, u, w) = (lo[i], hi[i], d[i], u[i], w[i]);
+        if u.is_nan() || w.is_nan() {
+            return f64::NAN;
+        }
+        let c = clamp_value(u, lo, hi);
+        let r = rho(lo, hi, d, c, w).max(d * (u - c).abs());
+        worst = worst.max(r / s[i].max(f64::MIN_POSITIVE));
+    }
+    worst
+}
+
+/// The unit-free residual of `(u, w)` for the dense problem `p` (allocates; for
+/// tests and diagnostics). Zero exactly at solutions; NaN when any term is NaN
+/// or the lengths disagree.
+pub fn residual(p: &Problem, u: &[f64], w: &[f64]) -> f64 {
+    let n = p.n();
+    if u.len() != n || w.len() != n || p.lo.len() != n || p.hi.len() != n || p.m.len() != n * n {
+        return f64::NAN;
+    }
+    let (mut d, mut s) = (vec![0.0; n], vec![0.0; n]);
+    dense_rates(&p.m, &mut d);
+    magnitudes(p, u, &mut s);
+    residual_with(p.lo.as_slice(), p.hi.as_slice(), &d, u, w, &s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{DMatrix, DVector};
+
+    fn ok_problem() -> Problem {
+        Problem::lcp(DMatrix::identity(2, 2), DVector::from_vec(vec![1.0, -1.0]))
+    }
+
+    #[test]
+    fn residual_is_zero_at_solution_and_positive_elsewhere() {
+        let p = ok_problem();
+        assert_eq!(residual(&p, &[0.0, 1.0], &[1.0, 0.0]), 0.0);
+        assert!(residual(&p, &[0.0, 0.0], &[1.0, -1.0]) > 0.5);
+        assert!(residual(&p, &[f64::NAN, 0.0], &[1.0, 0.0]).is_nan());
+        assert!(residual(&p, &[0.0, 0.0], &[f64::NAN, 0.0]).is_nan());
+        assert!(residual(&p, &[0.0], &[1.0]).is_nan());
+        // Outside the box by 0.5 at rate 1, against a magnitude of 1.5.
+        assert_eq!(residual(&p, &[-0.5, 1.0], &[0.5, 0.0]), 0.5 / 1.5);
+    }
+
+    #[test]
+    fn rates_take_the_diagonal_or_the_two_step_response() {
+        // A friction cone's sliding-speed row: zero diagonal, coupled both
+        // ways with the tangential rows (diagonal 4) and one way with the normal.
+        let m = DMatrix::from_row_slice(
+            3,
+            3,
+            &[
+                2.0, 0.0, 0.0, //
+                0.0, 4.0, 1.0, //
+                0.5, -1.0, 0.0,
+            ],
+        );
+        let mut d = [0.0; 3];
+        dense_rates(&m, &mut d);
+        assert_eq!(d, [2.0, 4.0, 0.25]);
+        // Nothing to go by: only an exact bound counts.
+        dense_rates(
+            &DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -1.0, 0.0]),
+            &mut d[..2],
+        );
+        assert_eq!(&d[..2], &[f64::MAX, f64::MAX]);
+    }
+
+    /// The verdict on `(p, u)` with `p` rescaled by `r` (rows) and `c` (columns).
+    fn verdict(p: &Problem, u: &[f64], r: &[f64], c: &[f64]) -> (bool, f64) {
+        let n = p.n();
+        let m = DMatrix::from_fn(n, n, |i, j| r[i] * p.m[(i, j)] / c[j]);
+        let q = DVector::from_fn(n, |i, _| r[i] * p.q[i]);
+        let scaled = |v: &DVector<f64>| DVector::from_fn(n, |i, _| c[i] * v[i]);
+        let s = Problem::boxed(m, q, scaled(&p.lo), scaled(&p.hi));
+        let mut u: Vec<f64> = (0..n).map(|i| c[i] * u[i]).collect();
+        let mut w = vec![0.0; n];
+        let mut d = vec![0.0; n];
+        dense_rates(&s.m, &mut d);
+        verify(&s, &d, &mut u, &mut w, 1e-9)
+    }
+
+    #[test]
+    fn the_verdict_does_not_depend_on_the_units() {
+        // The equation `w_1 = u_0 / 2 - u_1 = 0` missed by 5e-7 of its terms,
+        // on data of size 1e-6 (the old absolute test accepted it): rejected
+        // in every unit system, and the exact answer accepted in every one.
+        let p = Problem::lcp(
+            DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 0.5, -1.0]),
+            DVector::from_vec(vec![-1e-6, 0.0]),
+        );
+        let bad = [1e-6, 0.5e-6 * (1.0 + 1e-6)];
+        let good = [1e-6, 0.5e-6];
+        for (r, c) in [
+            ([1.0, 1.0], [1.0, 1.0]),
+            ([1e3, 1e-3], [1e6, 1.0]),
+            ([1e-9, 7.0], [3.0, 1e12]),
+        ] {
+            let (ok, res) = verdict(&p, &bad, &r, &c);
+            assert!(!ok, "accepted at rows {r:?}, columns {c:?}: {res:e}");
+            assert!((res / 5e-7 - 1.0).abs() < 1e-5, "{res:e}");
+            let (ok, res) = verdict(&p, &good, &r, &c);
+            assert!(
+                ok && res < 1e-15,
+                "rejected at rows {r:?}, columns {c:?}: {res:e}"
+            );
+        }
+    }
+}

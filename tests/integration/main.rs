@@ -15,6 +15,8 @@
 //!   inputs into block outputs, block parameters checked at initialization
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
+//! - `woodpecker`   Siconos' Woodpecker example against Siconos' result file, and the
+//!   same motion in grams and in millimetres (same contact modes, same trajectory)
 //! - `docs`         documentation/index.html: well-formed, every variable, law, matrix
 //!   and plotted series of each bundled model; capped matrices; the page inside the FMU
 //! - `plot`         `simulate --plot`: SVG and PNG read back (series, legend, titles),
@@ -61,6 +63,7 @@ mod model_errors;
 mod models;
 mod numeric;
 mod plot;
+mod woodpecker;
 
 use lcsfmu::model::{validate, Model};
 use lcsfmu::simulate::{self, Options, Trajectory};

@@ -32,9 +32,18 @@
 //! set the candidate came from (a free component far outside its box is not
 //! free, even when its bound happens to solve the problem).
 //!
-//! A candidate is accepted when `rho_i <= tol * s_i` for every `i`; the residual
-//! reported is `max_i rho_i / s_i`, a pure number. Each of `s_i`, `d_i` and
-//! `rho_i` scales by `r_i` alone, so the verdict is the same in any units (up to
+//! A candidate is accepted when `rho_i <= tol * s_i` for every `i`, or failing
+//! that when `rho_i <= tol * sigma_i` for every `i`, with the *resolved
+//! magnitude* `sigma_i = s_i + sum_j |M_ij| s_j / d_j`: what `w_i` would move by
+//! if each `u_j` moved by its own scale `s_j / d_j`. The second form is for
+//! degenerate components: a component that is free and zero at once (a friction
+//! direction at rest) comes out of a linear solve as round-off of the size of
+//! its neighbours, say 2e-21 next to a sliding speed of 3e-2, and a row that
+//! sums only such terms (`mu N - t+ - t-` with `N = 0`) is then all round-off,
+//! which no tolerance relative to its own terms can accept. The residual
+//! reported is `max_i rho_i / s_i` when the first form accepts, else
+//! `max_i rho_i / sigma_i` ([`residual`]), a pure number. Each of `s_i`, `d_i` and
+//! `rho_i` (and `sigma_i`) scales by `r_i` alone, so the verdict is the same in any units (up to
 //! the rounding of the rescaled numbers). The previous test,
 //! `max_i rho_i <= tol (1 + max|q| + max bound)`, was absolute for small data:
 //! a problem whose percussions are 1e-6 N·s accepted a friction bound violated
@@ -187,66 +196,123 @@ pub(super) fn judge(
     t.finish()
 }
 
-/// Accepts or rejects a candidate of the dense problem `p` with exchange rates
-/// `d`. On return `u` is clamped into the box and `w = M u + q` is recomputed
-/// from it; the verdict and the residual are returned.
-pub(super) fn verify(
-    p: &Problem,
-    d: &[f64],
-    u: &mut [f64],
-    w: &mut [f64],
-    tol: f64,
-) -> (bool, f64) {
-    verify_sized(p.n(), p, p.q.as_slice(), d, u, w, tol)
+/// The dense solver's acceptance test: the exchange rates of its matrix and
+/// room for the magnitudes, all sized once.
+#[derive(Clone, Debug)]
+pub(super) struct Gauge {
+    rate: Vec<f64>,
+    mag: Vec<f64>,
+    sigma: Vec<f64>,
+    out: Vec<f64>,
 }
 
-/// [`verify`] with the exchange rates derived here (allocates; tests).
+impl Gauge {
+    /// Buffers for problems of size `n` (rates unset until [`Gauge::set_matrix`]).
+    pub(super) fn new(n: usize) -> Self {
+        Gauge {
+            rate: vec![0.0; n],
+            mag: vec![0.0; n],
+            sigma: vec![0.0; n],
+            out: vec![0.0; n],
+        }
+    }
+
+    /// Derives the exchange rates of `m` (once per matrix).
+    pub(super) fn set_matrix(&mut self, m: &DMatrix<f64>) {
+        dense_rates(m, &mut self.rate);
+    }
+
+    /// The exchange rates of the current matrix.
+    pub(super) fn rates(&self) -> &[f64] {
+        &self.rate
+    }
+
+    /// Accepts or rejects a candidate of `p`. On return `u` is clamped into the
+    /// box and `w = M u + q` is recomputed from it; the verdict and the
+    /// residual are returned.
+    pub(super) fn verify(
+        &mut self,
+        p: &Problem,
+        u: &mut [f64],
+        w: &mut [f64],
+        tol: f64,
+    ) -> (bool, f64) {
+        self.verify_sized(p.n(), p, p.q.as_slice(), u, w, tol)
+    }
+
+    /// [`Gauge::verify`] for a problem of size `n`, which the warm-started step
+    /// may know at compile time, with `q` given apart (the values of `p.q`,
+    /// perhaps the caller's local copy). `w_i` and its magnitude are summed row
+    /// by row in column order, `q_i + M_i0 u_0 + M_i1 u_1 + ...`, the order of
+    /// [`crate::linalg::gemv_from`], so `w` is the same to the bit. The first
+    /// form of the test needs no stored magnitude; the second, rarely reached,
+    /// is not inlined.
+    #[inline(always)]
+    pub(super) fn verify_sized(
+        &mut self,
+        n: usize,
+        p: &Problem,
+        q: &[f64],
+        u: &mut [f64],
+        w: &mut [f64],
+        tol: f64,
+    ) -> (bool, f64) {
+        debug_assert_eq!(n, p.n());
+        let (q, lo, hi) = (&q[..n], &p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
+        let (u, w, m) = (&mut u[..n], &mut w[..n], &p.m.as_slice()[..n * n]);
+        let (d, out) = (&self.rate[..n], &mut self.out[..n]);
+        clamp_to_box(lo, hi, u, out);
+        let mut t = Tally::new(tol);
+        for i in 0..n {
+            let (mut wi, mut si) = (q[i], q[i].abs());
+            for j in 0..n {
+                let term = m[i + j * n] * u[j];
+                wi += term;
+                si += term.abs();
+            }
+            w[i] = wi;
+            t.add(lo[i], hi[i], d[i], u[i], wi, si, out[i]);
+        }
+        let (ok, r) = t.finish();
+        if ok || r.is_nan() {
+            return (ok, r);
+        }
+        self.resolved(p, u, w, tol)
+    }
+
+    /// The second form of the test, on the clamped `u` and its `w`.
+    #[inline(never)]
+    fn resolved(&mut self, p: &Problem, u: &[f64], w: &[f64], tol: f64) -> (bool, f64) {
+        self.resolve(p, u);
+        let (lo, hi) = (p.lo.as_slice(), p.hi.as_slice());
+        judge(lo, hi, &self.rate, u, w, &self.sigma, &self.out, tol)
+    }
+
+    /// Computes the resolved magnitudes of `p` at `u` ([`Gauge::resolved_magnitudes`]).
+    pub(super) fn resolve(&mut self, p: &Problem, u: &[f64]) {
+        magnitudes(p, u, &mut self.mag);
+        dense_resolution(&p.m, &self.rate, &self.mag, &mut self.sigma);
+    }
+
+    /// The resolved magnitudes of the last [`Gauge::resolve`].
+    pub(super) fn resolved_magnitudes(&self) -> &[f64] {
+        &self.sigma
+    }
+
+    /// Reads the active set off the verified (clamped) `u` into `active`.
+    pub(super) fn classify(&mut self, p: &Problem, u: &[f64], tol: f64, active: &mut [Bound]) {
+        self.resolve(p, u);
+        let (lo, hi) = (p.lo.as_slice(), p.hi.as_slice());
+        classify(lo, hi, &self.rate, u, &self.sigma, tol, active);
+    }
+}
+
+/// [`Gauge::verify`] with a gauge made here (allocates; tests).
 #[cfg(test)]
 pub(super) fn verify_fresh(p: &Problem, u: &mut [f64], w: &mut [f64], tol: f64) -> (bool, f64) {
-    let mut d = vec![0.0; p.n()];
-    dense_rates(&p.m, &mut d);
-    verify(p, &d, u, w, tol)
-}
-
-/// [`verify`] for a problem of size `n`, which the warm-started step may know
-/// at compile time, with `q` given apart (the values of `p.q`, perhaps the
-/// caller's local copy). `w_i` and its magnitude are summed row by row in
-/// column order, `q_i + M_i0 u_0 + M_i1 u_1 + ...`, the order of
-/// [`crate::linalg::gemv_from`], so `w` is the same to the bit; no buffer is
-/// needed for the magnitudes, and `w` holds the clamped-off distances until
-/// each `w_i` is computed (row `i` reads `u` only).
-#[inline(always)]
-pub(super) fn verify_sized(
-    n: usize,
-    p: &Problem,
-    q: &[f64],
-    d: &[f64],
-    u: &mut [f64],
-    w: &mut [f64],
-    tol: f64,
-) -> (bool, f64) {
-    debug_assert_eq!(n, p.n());
-    let (q, d, lo, hi) = (
-        &q[..n],
-        &d[..n],
-        &p.lo.as_slice()[..n],
-        &p.hi.as_slice()[..n],
-    );
-    let (u, w, m) = (&mut u[..n], &mut w[..n], &p.m.as_slice()[..n * n]);
-    clamp_to_box(lo, hi, u, w);
-    let mut t = Tally::new(tol);
-    for i in 0..n {
-        let (mut wi, mut si) = (q[i], q[i].abs());
-        for j in 0..n {
-            let term = m[i + j * n] * u[j];
-            wi += term;
-            si += term.abs();
-        }
-        let out = w[i];
-        w[i] = wi;
-        t.add(lo[i], hi[i], d[i], u[i], wi, si, out);
-    }
-    t.finish()
+    let mut g = Gauge::new(p.n());
+    g.set_matrix(&p.m);
+    g.verify(p, u, w, tol)
 }
 
 /// The magnitudes `s_i = |q_i| + sum_j |M_ij u_j|` of the dense problem `p` at `u`.
@@ -264,6 +330,20 @@ pub(super) fn magnitudes(p: &Problem, u: &[f64], s: &mut [f64]) {
             si += (m[i + j * n] * u[j]).abs();
         }
         s[i] = si;
+    }
+}
+
+/// The resolved magnitudes `sigma_i = s_i + sum_j |M_ij| s_j / d_j` of the
+/// dense matrix `m` (see the module text).
+pub(super) fn dense_resolution(m: &DMatrix<f64>, d: &[f64], s: &[f64], sigma: &mut [f64]) {
+    let n = s.len();
+    let m = &m.as_slice()[..n * n];
+    for i in 0..n {
+        let mut x = s[i];
+        for j in 0..n {
+            x += m[i + j * n].abs() * (s[j] / d[j]);
+        }
+        sigma[i] = x;
     }
 }
 
@@ -293,7 +373,8 @@ pub(super) fn violates(
 
 /// Reads the active set off a verified solution: a component that moving onto
 /// a finite bound would change by at most the tolerance (`d_i` times the
-/// distance, against `tol * s_i`) is pinned there, everything else is free.
+/// distance, against `tol * s_i`, with `s` the resolved magnitudes) is pinned
+/// there, everything else is free.
 pub(super) fn classify(
     lo: &[f64],
     hi: &[f64],
@@ -317,7 +398,7 @@ pub(super) fn classify(
 
 /// The unit-free residual `max_i rho_i / s_i` of any pair `(u, w)` (with `u`
 /// outside its box counted as `d_i` times the distance), given the exchange
-/// rates and magnitudes. NaN when a term is NaN.
+/// rates and (resolved) magnitudes. NaN when a term is NaN.
 pub(super) fn residual_with(
     lo: &[f64],
     hi: &[f64],
@@ -339,18 +420,19 @@ pub(super) fn residual_with(
     worst
 }
 
-/// The unit-free residual of `(u, w)` for the dense problem `p` (allocates; for
-/// tests and diagnostics). Zero exactly at solutions; NaN when any term is NaN
+/// The unit-free residual `max_i rho_i / sigma_i` of `(u, w)` for the dense
+/// problem `p` (allocates; for tests and diagnostics). Zero exactly at solutions; NaN when any term is NaN
 /// or the lengths disagree.
 pub fn residual(p: &Problem, u: &[f64], w: &[f64]) -> f64 {
     let n = p.n();
     if u.len() != n || w.len() != n || p.lo.len() != n || p.hi.len() != n || p.m.len() != n * n {
         return f64::NAN;
     }
-    let (mut d, mut s) = (vec![0.0; n], vec![0.0; n]);
+    let (mut d, mut s, mut sigma) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     dense_rates(&p.m, &mut d);
     magnitudes(p, u, &mut s);
-    residual_with(p.lo.as_slice(), p.hi.as_slice(), &d, u, w, &s)
+    dense_resolution(&p.m, &d, &s, &mut sigma);
+    residual_with(p.lo.as_slice(), p.hi.as_slice(), &d, u, w, &sigma)
 }
 
 #[cfg(test)]
@@ -366,12 +448,13 @@ mod tests {
     fn residual_is_zero_at_solution_and_positive_elsewhere() {
         let p = ok_problem();
         assert_eq!(residual(&p, &[0.0, 1.0], &[1.0, 0.0]), 0.0);
-        assert!(residual(&p, &[0.0, 0.0], &[1.0, -1.0]) > 0.5);
+        // rho_1 = 1 against sigma_1 = |q_1| + |M_11| s_1 / d_1 = 2.
+        assert_eq!(residual(&p, &[0.0, 0.0], &[1.0, -1.0]), 0.5);
         assert!(residual(&p, &[f64::NAN, 0.0], &[1.0, 0.0]).is_nan());
         assert!(residual(&p, &[0.0, 0.0], &[f64::NAN, 0.0]).is_nan());
         assert!(residual(&p, &[0.0], &[1.0]).is_nan());
-        // Outside the box by 0.5 at rate 1, against a magnitude of 1.5.
-        assert_eq!(residual(&p, &[-0.5, 1.0], &[0.5, 0.0]), 0.5 / 1.5);
+        // Outside the box by 0.5 at rate 1, against s_0 = 1.5, sigma_0 = 3.
+        assert_eq!(residual(&p, &[-0.5, 1.0], &[0.5, 0.0]), 0.5 / 3.0);
     }
 
     #[test]
@@ -407,9 +490,7 @@ mod tests {
         let s = Problem::boxed(m, q, scaled(&p.lo), scaled(&p.hi));
         let mut u: Vec<f64> = (0..n).map(|i| c[i] * u[i]).collect();
         let mut w = vec![0.0; n];
-        let mut d = vec![0.0; n];
-        dense_rates(&s.m, &mut d);
-        verify(&s, &d, &mut u, &mut w, 1e-9)
+        verify_fresh(&s, &mut u, &mut w, 1e-9)
     }
 
     #[test]
@@ -430,7 +511,8 @@ mod tests {
         ] {
             let (ok, res) = verdict(&p, &bad, &r, &c);
             assert!(!ok, "accepted at rows {r:?}, columns {c:?}: {res:e}");
-            assert!((res / 5e-7 - 1.0).abs() < 1e-5, "{res:e}");
+            // rho_1 = 5e-13 against sigma_1 = s_1 + s_0 / 2 + s_1 = 3e-6.
+            assert!((res / (5e-13 / 3e-6) - 1.0).abs() < 1e-5, "{res:e}");
             let (ok, res) = verdict(&p, &good, &r, &c);
             assert!(
                 ok && res < 1e-15,

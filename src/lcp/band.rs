@@ -167,6 +167,19 @@ impl Band {
         }
     }
 
+    /// The resolved magnitudes `sigma_i = s_i + sum_j |M_ij| s_j / d_j`
+    /// (`acceptance`), from the magnitudes `s` and the exchange rates `d`.
+    pub(super) fn resolution(&self, d: &[f64], s: &[f64], sigma: &mut [f64]) {
+        let (n, kl, wd) = (self.n, self.kl, self.width());
+        for i in 0..n {
+            let (d0, d1) = self.row_range(i);
+            let row = &self.a[i * wd + d0..i * wd + d1];
+            let cols = i + d0 - kl..i + d1 - kl;
+            let terms = row.iter().zip(&s[cols.clone()]).zip(&d[cols]);
+            sigma[i] = terms.fold(s[i], |x, ((a, sj), dj)| x + a.abs() * (sj / dj));
+        }
+    }
+
     /// The same matrix as a dense one (tests, inspection).
     pub fn to_dense(&self) -> DMatrix<f64> {
         let mut d = DMatrix::zeros(self.n, self.n);

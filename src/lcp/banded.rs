@@ -85,10 +85,11 @@ impl BandProblem {
         if u.len() != n || w.len() != n || self.lo.len() != n || self.hi.len() != n {
             return f64::NAN;
         }
-        let (mut d, mut s) = (vec![0.0; n], vec![0.0; n]);
+        let (mut d, mut s, mut sigma) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         self.m.rates(&mut d);
         self.m.magnitudes(u, &self.q, &mut s);
-        acceptance::residual_with(&self.lo, &self.hi, &d, u, w, &s)
+        self.m.resolution(&d, &s, &mut sigma);
+        acceptance::residual_with(&self.lo, &self.hi, &d, u, w, &sigma)
     }
 
     /// The same problem with a dense matrix (tests, the dense fallback).
@@ -163,9 +164,10 @@ pub struct BandSolver {
     /// they are.
     rate: Vec<f64>,
     rates_fresh: bool,
-    /// Magnitudes of the candidate's `w`, and how far the clamp moved its
-    /// `u` (`acceptance`).
+    /// Magnitudes of the candidate's `w`, resolved ones, and how far the
+    /// clamp moved its `u` (`acceptance`).
     mag: Vec<f64>,
+    sigma: Vec<f64>,
     out: Vec<f64>,
     factorizations: u64,
     /// The monotone sweep for tridiagonal Z-matrix problems.
@@ -197,6 +199,7 @@ impl BandSolver {
             rate: vec![0.0; n],
             rates_fresh: false,
             mag: vec![0.0; n],
+            sigma: vec![0.0; n],
             out: vec![0.0; n],
             factorizations: 0,
             sweep: Sweep::new(n),
@@ -289,8 +292,13 @@ impl BandSolver {
             clamp_to_box(&p.lo, &p.hi, u, &mut self.out);
             p.m.mul_add(u, &p.q, w);
             p.m.magnitudes(u, &p.q, &mut self.mag);
-            let (rate, mag, out) = (&self.rate, &self.mag, &self.out);
-            let (ok, r) = judge(&p.lo, &p.hi, rate, u, w, mag, out, tol);
+            let (rate, out) = (&self.rate, &self.out);
+            let (mut ok, mut r) = judge(&p.lo, &p.hi, rate, u, w, &self.mag, out, tol);
+            if !ok && !r.is_nan() {
+                // The second form of the test (`acceptance`).
+                p.m.resolution(rate, &self.mag, &mut self.sigma);
+                (ok, r) = judge(&p.lo, &p.hi, rate, u, w, &self.sigma, out, tol);
+            }
             if ok {
                 self.active.copy_from_slice(&self.trial);
                 let method = if solves == 1 && self.settings.warm_start {
@@ -310,8 +318,9 @@ impl BandSolver {
             let mut r = fb.solver.solve(&fb.p, u, w);
             if r.status == Status::Solved {
                 p.m.magnitudes(u, &p.q, &mut self.mag);
-                let (rate, mag) = (&self.rate, &self.mag);
-                acceptance::classify(&p.lo, &p.hi, rate, u, mag, tol, &mut self.active);
+                p.m.resolution(&self.rate, &self.mag, &mut self.sigma);
+                let (rate, sigma) = (&self.rate, &self.sigma);
+                acceptance::classify(&p.lo, &p.hi, rate, u, sigma, tol, &mut self.active);
             } else {
                 r.residual = best.min(r.residual);
             }
@@ -384,7 +393,8 @@ impl BandSolver {
             }
             p.m.mul_add(u, &p.q, w);
             p.m.magnitudes(u, &p.q, &mut self.mag);
-            let scales = (&self.rate[..], &self.mag[..]);
+            p.m.resolution(&self.rate, &self.mag, &mut self.sigma);
+            let scales = (&self.rate[..], &self.sigma[..]);
             let Some(Tally { count, first }) = infeasible(p, &self.trial, scales, u, w, eps) else {
                 return (Outcome::Singular, solves);
             };
@@ -409,7 +419,7 @@ impl BandSolver {
                 continue;
             }
             for i in 0..self.n {
-                let ds = (self.rate[i], self.mag[i]);
+                let ds = (self.rate[i], self.sigma[i]);
                 if violates(self.trial[i], p.lo[i], p.hi[i], u[i], w[i], ds, eps) {
                     self.trial[i] = flipped(self.trial[i], u[i], p.lo[i]);
                 }

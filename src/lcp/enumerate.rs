@@ -9,7 +9,7 @@
 //! The odometer works in place on a `[Bound]` so the solver can run it on its
 //! preallocated buffers; the public functions allocate freely (test use).
 
-use super::acceptance::{dense_rates, magnitudes, verify};
+use super::acceptance::{dense_rates, dense_resolution, magnitudes, Gauge};
 use super::active::BlockSolver;
 use super::{Bound, Problem};
 use nalgebra::DVector;
@@ -56,7 +56,7 @@ pub(super) fn advance(p: &Problem, a: &mut [Bound]) -> bool {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn search(
     p: &Problem,
-    rate: &[f64],
+    gauge: &mut Gauge,
     bs: &mut BlockSolver,
     a: &mut [Bound],
     u: &mut [f64],
@@ -69,7 +69,7 @@ pub(super) fn search(
     loop {
         *solves += 1;
         if bs.solve(p, a, u) {
-            let (ok, r) = verify(p, rate, u, w, tol);
+            let (ok, r) = gauge.verify(p, u, w, tol);
             if ok {
                 return (true, r);
             }
@@ -96,11 +96,12 @@ pub fn all_solutions(p: &Problem, tol: f64) -> Vec<DVector<f64>> {
     if p.validate().is_ok() {
         dense_rates(&p.m, &mut rate);
     }
-    // Each solution with its magnitudes.
+    // Each solution with its resolved magnitudes.
     let mut out: Vec<(DVector<f64>, Vec<f64>)> = Vec::new();
-    let mut mag = vec![0.0; n];
+    let (mut s, mut mag) = (vec![0.0; n], vec![0.0; n]);
     collect(p, tol, &mut |u| {
-        magnitudes(p, u, &mut mag);
+        magnitudes(p, u, &mut s);
+        dense_resolution(&p.m, &rate, &s, &mut mag);
         let same = |(v, s): &(DVector<f64>, Vec<f64>)| {
             (0..n).all(|i| rate[i] * (v[i] - u[i]).abs() <= tol * s[i].max(mag[i]))
         };
@@ -130,11 +131,12 @@ fn collect(p: &Problem, tol: f64, keep: &mut dyn FnMut(&[f64]) -> bool) {
     let n = p.n();
     let mut bs = BlockSolver::new(n);
     let mut a = vec![Bound::Free; n];
-    let (mut u, mut w, mut rate) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-    dense_rates(&p.m, &mut rate);
+    let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+    let mut gauge = Gauge::new(n);
+    gauge.set_matrix(&p.m);
     first(p, &mut a);
     loop {
-        if bs.solve(p, &a, &mut u) && verify(p, &rate, &mut u, &mut w, tol).0 && !keep(&u) {
+        if bs.solve(p, &a, &mut u) && gauge.verify(p, &mut u, &mut w, tol).0 && !keep(&u) {
             return;
         }
         if !advance(p, &mut a) {

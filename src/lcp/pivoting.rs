@@ -13,7 +13,7 @@
 //! Each candidate is the `BlockSolver`'s, so the active set found here leaves
 //! its factors cached for the next warm-started step.
 
-use super::acceptance::{magnitudes, violates};
+use super::acceptance::{violates, Gauge};
 use super::active::BlockSolver;
 use super::problem::mul_add;
 use super::{Bound, Problem};
@@ -41,10 +41,8 @@ pub(super) struct Workspace<'a> {
     pub block: &'a mut BlockSolver,
     /// The active set: where the run starts, and where it ends.
     pub trial: &'a mut [Bound],
-    /// The exchange rates of the matrix (`acceptance`).
-    pub rate: &'a [f64],
-    /// Room for the magnitudes of `w`.
-    pub mag: &'a mut [f64],
+    /// The acceptance test's scales (`acceptance`), with the matrix's rates.
+    pub gauge: &'a mut Gauge,
 }
 
 /// Runs block principal pivoting from `ws.trial` (a valid active set for the
@@ -65,8 +63,7 @@ pub(super) fn run(
     let Workspace {
         block,
         trial,
-        rate,
-        mag,
+        gauge,
     } = ws;
     let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
     let eps = FLIP_TOL * tol;
@@ -76,7 +73,8 @@ pub(super) fn run(
             return (Outcome::Failed, solves);
         }
         mul_add(p, u, w);
-        magnitudes(p, u, mag);
+        gauge.resolve(p, u);
+        let (rate, mag) = (gauge.rates(), gauge.resolved_magnitudes());
         let (mut count, mut first) = (0, usize::MAX);
         let mut finite = true;
         for i in (0..n).rev() {
@@ -147,13 +145,12 @@ mod tests {
         let n = p.n();
         let mut block = BlockSolver::new(n);
         let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
-        let (mut rate, mut mag) = (vec![0.0; n], vec![0.0; n]);
-        crate::lcp::acceptance::dense_rates(&p.m, &mut rate);
+        let mut gauge = Gauge::new(n);
+        gauge.set_matrix(&p.m);
         let ws = Workspace {
             block: &mut block,
             trial,
-            rate: &rate,
-            mag: &mut mag,
+            gauge: &mut gauge,
         };
         let (o, solves) = run(p, ws, &mut u, &mut w, 1e-9, budget);
         (o, solves, u, w)

@@ -14,7 +14,7 @@
 //! verification, and the only state carried between calls that can change a
 //! result is the active set (the LU cache is keyed so it cannot).
 
-use super::acceptance::{self, verify, verify_sized};
+use super::acceptance::Gauge;
 use super::active::{self, BlockSolver};
 use super::acyclic::Acyclic;
 use super::enumerate;
@@ -38,11 +38,9 @@ pub struct Solver {
     /// against the current bounds; cleared when bounds or active set change,
     /// so the common step skips that O(n) pass.
     bounds_checked: bool,
-    /// The exchange rate of each component (`acceptance`), derived from the
-    /// matrix with the check above.
-    rate: Vec<f64>,
-    /// Magnitudes of `w` for the cold path's verdicts (`acceptance`).
-    mag: Vec<f64>,
+    /// The acceptance test's scales; the matrix's exchange rates are derived
+    /// with the check above.
+    gauge: Gauge,
     block: BlockSolver,
     /// The substitution order of the current matrix, when it has one.
     acyclic: Acyclic,
@@ -69,8 +67,7 @@ impl Solver {
             lo_finite: vec![true; n],
             hi_finite: vec![false; n],
             bounds_checked: false,
-            rate: vec![0.0; n],
-            mag: vec![0.0; n],
+            gauge: Gauge::new(n),
             block: BlockSolver::new(n),
             acyclic: Acyclic::new(n),
             reform: Reformulation::new(n),
@@ -184,7 +181,7 @@ impl Solver {
         let mut best = f64::NAN;
 
         if self.settings.warm_start && self.block.solve_sized(n, p, q, &self.active, u) {
-            let (ok, r) = verify_sized(n, p, q, &self.rate, u, w, tol);
+            let (ok, r) = self.gauge.verify_sized(n, p, q, u, w, tol);
             if ok {
                 // The active set just verified; keeping it as is (rather than
                 // re-reading it off u) saves a pass on the common step.
@@ -215,7 +212,7 @@ impl Solver {
         if !(0..n).all(|i| entry_ok(0.0, lo[i], hi[i])) {
             return false;
         }
-        acceptance::dense_rates(&p.m, &mut self.rate);
+        self.gauge.set_matrix(&p.m);
         for i in 0..n {
             self.lo_finite[i] = p.lo[i].is_finite();
             self.hi_finite[i] = p.hi[i].is_finite();
@@ -230,9 +227,9 @@ impl Solver {
     fn solve_cold(&mut self, p: &Problem, u: &mut [f64], w: &mut [f64], mut best: f64) -> Info {
         let tol = self.settings.tol;
         if self.acyclic.solve(p, u) {
-            let (ok, r) = verify(p, &self.rate, u, w, tol);
+            let (ok, r) = self.gauge.verify(p, u, w, tol);
             if ok {
-                self.classify(p, u, ActiveSet::Stored);
+                self.gauge.classify(p, u, tol, &mut self.active);
                 return info(Status::Solved, Method::Substitution, r, 1);
             }
             best = best.min(r);
@@ -246,7 +243,7 @@ impl Solver {
         if outcome == LemkeOutcome::Solution {
             match self.polish(p, u, w) {
                 (true, r) => {
-                    self.classify(p, u, ActiveSet::Stored);
+                    self.gauge.classify(p, u, tol, &mut self.active);
                     return info(Status::Solved, Method::Lemke, r, pivots);
                 }
                 (false, r) => best = best.min(r),
@@ -258,7 +255,7 @@ impl Solver {
             let mut solves = 0;
             let (ok, r) = enumerate::search(
                 p,
-                &self.rate,
+                &mut self.gauge,
                 &mut self.block,
                 &mut self.trial,
                 u,
@@ -267,7 +264,7 @@ impl Solver {
                 &mut solves,
             );
             if ok {
-                self.classify(p, u, ActiveSet::Stored);
+                self.gauge.classify(p, u, tol, &mut self.active);
                 return info(Status::Solved, Method::Enumeration, r, solves);
             }
             best = best.min(r);
@@ -361,8 +358,7 @@ impl Solver {
         let ws = pivoting::Workspace {
             block: &mut self.block,
             trial: &mut self.trial,
-            rate: &self.rate,
-            mag: &mut self.mag,
+            gauge: &mut self.gauge,
         };
         let (outcome, solves) = pivoting::run(p, ws, u, w, tol, budget);
         if outcome == Outcome::Failed {
@@ -370,29 +366,8 @@ impl Solver {
         }
         // The shared acceptance test (no pivot left to flip is not enough:
         // flips wait for violations well above the tolerance).
-        let (ok, r) = verify(p, &self.rate, u, w, tol);
+        let (ok, r) = self.gauge.verify(p, u, w, tol);
         (Some(ok), r, solves)
-    }
-
-    /// Reads the active set off the verified (clamped) `u` into the stored
-    /// active set or the trial one.
-    fn classify(&mut self, p: &Problem, u: &[f64], into: ActiveSet) {
-        let n = self.n;
-        acceptance::magnitudes(p, u, &mut self.mag);
-        let out = match into {
-            ActiveSet::Stored => &mut self.active,
-            ActiveSet::Trial => &mut self.trial,
-        };
-        let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
-        acceptance::classify(
-            lo,
-            hi,
-            &self.rate,
-            &u[..n],
-            &self.mag,
-            self.settings.tol,
-            out,
-        );
     }
 
     /// Builds the reformulated tableau and runs Lemke on it.
@@ -415,10 +390,10 @@ impl Solver {
         let tol = self.settings.tol;
         let big_n = self.reform.size();
         self.reform.recover(&self.lemke.z[..big_n], u);
-        let (ok1, r1) = verify(p, &self.rate, u, w, tol);
-        self.classify(p, u, ActiveSet::Trial);
+        let (ok1, r1) = self.gauge.verify(p, u, w, tol);
+        self.gauge.classify(p, u, tol, &mut self.trial);
         let (mut ok2, mut r2) = if self.block.solve(p, &self.trial, &mut self.cu) {
-            verify(p, &self.rate, &mut self.cu, &mut self.cw, tol)
+            self.gauge.verify(p, &mut self.cu, &mut self.cw, tol)
         } else {
             (false, f64::NAN)
         };
@@ -449,12 +424,6 @@ impl Solver {
             (false, r1.min(r2))
         }
     }
-}
-
-/// Which of the solver's active sets [`Solver::classify`] writes.
-enum ActiveSet {
-    Stored,
-    Trial,
 }
 
 /// Active-set solves block pivoting may spend beyond `2 n` before Lemke takes over.
@@ -516,7 +485,7 @@ mod tests {
         let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
         let (ok, r) = s.polish(&p, &mut u, &mut w);
         assert!(ok, "polished residual {r:e}");
-        assert!(r <= s.settings.tol && super::super::residual(&p, &u, &w) == r);
+        assert!(r <= s.settings.tol && super::super::residual(&p, &u, &w) <= r);
         let (lo, hi) = (p.lo.as_slice(), p.hi.as_slice());
         assert!((0..n).all(|i| u[i] >= lo[i] && u[i] <= hi[i]));
     }

@@ -132,7 +132,9 @@ fn random_band_p_matrices_match_enumeration_and_the_dense_solver() {
                 let what = format!("n={n} kl={kl} ku={ku} trial={trial}: {info:?}");
                 assert_eq!(info.status, Status::Solved, "{what}");
                 assert!(info.residual <= 1e-9, "{what}");
-                assert_eq!(p.residual(&u, &w), info.residual, "{what}");
+                // The reported residual is against the terms of each `w_i`
+                // when that already passes, an upper bound of the resolved one.
+                assert!(p.residual(&u, &w) <= info.residual, "{what}");
                 assert!(max_diff(&u, want.as_slice()) < 1e-7, "{what} {u:?} {want}");
                 methods[info.method as usize] += 1;
 

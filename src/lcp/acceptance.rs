@@ -203,6 +203,7 @@ pub(super) struct Gauge {
     rate: Vec<f64>,
     mag: Vec<f64>,
     sigma: Vec<f64>,
+    /// The distances the last candidate was clamped by, for the second form.
     out: Vec<f64>,
 }
 
@@ -261,7 +262,15 @@ impl Gauge {
         let (q, lo, hi) = (&q[..n], &p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
         let (u, w, m) = (&mut u[..n], &mut w[..n], &p.m.as_slice()[..n * n]);
         let (d, out) = (&self.rate[..n], &mut self.out[..n]);
-        clamp_to_box(lo, hi, u, out);
+        // The distances clamped off go to `out` for the second form, and to `w`
+        // for this one: row `i` reads `u` only, so `w_i` holds its distance
+        // until it is computed, and a caller's local `w` keeps it in a register
+        // (`out` is only stored on this path, never reloaded).
+        for i in 0..n {
+            let c = clamp_value(u[i], lo[i], hi[i]);
+            let o = (u[i] - c).abs();
+            (u[i], w[i], out[i]) = (c, o, o);
+        }
         let mut t = Tally::new(tol);
         for i in 0..n {
             let (mut wi, mut si) = (q[i], q[i].abs());
@@ -270,8 +279,9 @@ impl Gauge {
                 wi += term;
                 si += term.abs();
             }
+            let out_i = w[i];
             w[i] = wi;
-            t.add(lo[i], hi[i], d[i], u[i], wi, si, out[i]);
+            t.add(lo[i], hi[i], d[i], u[i], wi, si, out_i);
         }
         let (ok, r) = t.finish();
         if ok || r.is_nan() {

@@ -162,7 +162,10 @@ impl Archive {
             ));
         }
         let mut bytes = Vec::with_capacity(declared.min(1 << 20) as usize);
-        self.inflate(i, cap, |chunk| bytes.extend_from_slice(chunk))?;
+        let n = self.inflate(i, cap, |chunk| bytes.extend_from_slice(chunk))?;
+        if n > cap {
+            return Err(over(name, cap, declared));
+        }
         Ok(Some(bytes))
     }
 
@@ -176,25 +179,29 @@ impl Archive {
             if e.dir || e.symlink {
                 continue;
             }
-            let cap = cap_of(&e.name).min(MAX_TOTAL - total);
-            let n = self.inflate(i, cap, |_| ())?;
-            total += n;
-            if total >= MAX_TOTAL {
+            let (own, left) = (cap_of(&e.name), MAX_TOTAL - total);
+            let n = self.inflate(i, own.min(left), |_| ())?;
+            let e = &self.entries[i];
+            if n > own {
+                return Err(over(&e.name, own, e.declared));
+            }
+            if n > left {
                 return Err(format!(
                     "the entries decompress to more than the {} limit in all (reached at {})",
                     size_text(MAX_TOTAL),
-                    self.entries[i].name
+                    e.name
                 ));
             }
+            total += n;
         }
         Ok(())
     }
 
-    /// Decompresses entry `i` through `sink` in chunks, failing one byte past
-    /// `cap`; returns the byte count. The zip reader checks the CRC at the end.
+    /// Decompresses entry `i` through `sink` in chunks, stopping one byte past
+    /// `cap`: the count returned exceeds `cap` when the entry does. The zip
+    /// reader checks the CRC when it reaches the end.
     fn inflate(&mut self, i: usize, cap: u64, mut sink: impl FnMut(&[u8])) -> Result<u64, String> {
-        let e = &self.entries[i];
-        let (name, declared) = (e.name.clone(), e.declared);
+        let name = self.entries[i].name.clone();
         let entry = self.zip.by_index(i).map_err(|e| format!("{name}: {e}"))?;
         let mut limited = entry.take(cap + 1);
         let mut buf = vec![0u8; 64 << 10];
@@ -202,19 +209,23 @@ impl Archive {
         loop {
             let k = limited.read(&mut buf).map_err(|e| format!("{name}: {e}"))?;
             if k == 0 {
-                break;
+                return Ok(n);
             }
             n += k as u64;
             if n > cap {
-                return Err(format!(
-                    "{name} decompresses to more than {} ({declared} bytes declared)",
-                    size_text(cap)
-                ));
+                return Ok(n);
             }
             sink(&buf[..k]);
         }
-        Ok(n)
     }
+}
+
+/// The message for an entry that inflates past its cap.
+fn over(name: &str, cap: u64, declared: u64) -> String {
+    format!(
+        "{name} decompresses to more than {} ({declared} bytes declared)",
+        size_text(cap)
+    )
 }
 
 impl Archive {

@@ -1,6 +1,7 @@
 //! The child side of the binary's short run: loads an FMU's shared library and
-//! drives one FMI 2.0 co-simulation life cycle through its C API. This is the
-//! only module of the crate with `unsafe` code and raw pointers.
+//! drives one FMI 2.0 co-simulation life cycle through its C API. This module
+//! (with [`api`], its C types and callbacks) is the only one of the crate with
+//! `unsafe` code and raw pointers.
 //!
 //! It runs inside `lcsfmu __run-binary`, a child process that `lcsfmu check`
 //! spawns ([`super::run`]), never in the process that reports: a foreign binary
@@ -21,11 +22,13 @@
 
 #![allow(unsafe_code)]
 
+pub mod api;
+
+use api::{Api, Callbacks, Component, FmuState, Status};
 use libloading::os::unix::Library;
-use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
+use std::ffi::{c_char, CString};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What the child is asked to run.
 #[derive(Clone, Debug)]
@@ -42,91 +45,6 @@ pub struct Spec {
     pub serialize: bool,
 }
 
-type Component = *mut c_void;
-type FmuState = *mut c_void;
-type Status = c_int;
-
-/// FMI 2.0's logger is variadic (printf arguments after the message). A Rust
-/// function cannot be variadic on stable; on the Linux ABIs (x86-64 System V,
-/// AArch64) the fixed arguments of a variadic call are passed exactly as for
-/// this non-variadic signature, and the extra ones are simply not read. The
-/// message is shown as written; lcsfmu's FMUs pre-format theirs.
-type Logger = extern "C" fn(*mut c_void, *const c_char, Status, *const c_char, *const c_char);
-
-/// `fmi2CallbackFunctions`.
-#[repr(C)]
-struct Callbacks {
-    logger: Logger,
-    allocate: extern "C" fn(usize, usize) -> *mut c_void,
-    free: extern "C" fn(*mut c_void),
-    step_finished: *const c_void,
-    environment: *mut c_void,
-}
-
-/// Log lines relayed at most; a chatty FMU must not flood the parent.
-const MAX_LOG_LINES: usize = 200;
-static LOGGED: AtomicUsize = AtomicUsize::new(0);
-
-/// A C string the FMU passed, or `?` for NULL; long text cut.
-fn text(p: *const c_char) -> String {
-    if p.is_null() {
-        return "?".into();
-    }
-    // SAFETY: the FMU passes NUL-terminated strings valid for the call (FMI 2.0 §2.1.5).
-    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy();
-    let s: String = s.chars().take(400).collect();
-    s.replace(['\n', '\r'], " ").replace("%%", "%")
-}
-
-extern "C" fn logger(
-    _env: *mut c_void,
-    _instance: *const c_char,
-    status: Status,
-    category: *const c_char,
-    message: *const c_char,
-) {
-    if LOGGED.fetch_add(1, Ordering::Relaxed) >= MAX_LOG_LINES {
-        return;
-    }
-    // Write errors (the parent gone) are ignored: a panic must not cross into C.
-    let line = format!(
-        "log {} {}: {}",
-        status_name(status),
-        text(category),
-        text(message)
-    );
-    drop(writeln!(std::io::stdout(), "{line}"));
-}
-
-extern "C" fn allocate(n: usize, size: usize) -> *mut c_void {
-    // SAFETY: calloc accepts any sizes and returns NULL when it cannot.
-    unsafe { libc::calloc(n, size) }
-}
-
-extern "C" fn free(p: *mut c_void) {
-    // SAFETY: the FMU frees only what `allocate` returned (or NULL).
-    unsafe { libc::free(p) }
-}
-
-/// An `fmi2Status` by name.
-pub fn status_name(s: Status) -> String {
-    let names = [
-        "fmi2OK",
-        "fmi2Warning",
-        "fmi2Discard",
-        "fmi2Error",
-        "fmi2Fatal",
-        "fmi2Pending",
-    ];
-    usize::try_from(s)
-        .ok()
-        .and_then(|i| names.get(i))
-        .map_or_else(
-            || format!("status {s} (not an fmi2Status)"),
-            |n| n.to_string(),
-        )
-}
-
 fn announce(what: &str) {
     drop(writeln!(std::io::stdout(), "call {what}"));
 }
@@ -135,96 +53,7 @@ fn announce(what: &str) {
 fn ok(status: Status, what: &str) -> Result<(), String> {
     match status {
         0 | 1 => Ok(()),
-        s => Err(format!("{what} returned {}", status_name(s))),
-    }
-}
-
-/// The FMI functions the life cycle calls, resolved by name.
-struct Api {
-    instantiate: unsafe extern "C" fn(
-        *const c_char,
-        c_int,
-        *const c_char,
-        *const c_char,
-        *const Callbacks,
-        c_int,
-        c_int,
-    ) -> Component,
-    free_instance: unsafe extern "C" fn(Component),
-    setup: unsafe extern "C" fn(Component, c_int, f64, f64, c_int, f64) -> Status,
-    enter: unsafe extern "C" fn(Component) -> Status,
-    exit: unsafe extern "C" fn(Component) -> Status,
-    terminate: unsafe extern "C" fn(Component) -> Status,
-    get_real: unsafe extern "C" fn(Component, *const c_uint, usize, *mut f64) -> Status,
-    do_step: unsafe extern "C" fn(Component, f64, f64, c_int) -> Status,
-    get_state: unsafe extern "C" fn(Component, *mut FmuState) -> Status,
-    set_state: unsafe extern "C" fn(Component, FmuState) -> Status,
-    free_state: unsafe extern "C" fn(Component, *mut FmuState) -> Status,
-    size: unsafe extern "C" fn(Component, FmuState, *mut usize) -> Status,
-    serialize: unsafe extern "C" fn(Component, FmuState, *mut c_char, usize) -> Status,
-    deserialize: unsafe extern "C" fn(Component, *const c_char, usize, *mut FmuState) -> Status,
-}
-
-/// The functions [`Api`] holds, by their exported names.
-const NAMES: [&str; 14] = [
-    "fmi2Instantiate",
-    "fmi2FreeInstance",
-    "fmi2SetupExperiment",
-    "fmi2EnterInitializationMode",
-    "fmi2ExitInitializationMode",
-    "fmi2Terminate",
-    "fmi2GetReal",
-    "fmi2DoStep",
-    "fmi2GetFMUstate",
-    "fmi2SetFMUstate",
-    "fmi2FreeFMUstate",
-    "fmi2SerializedFMUstateSize",
-    "fmi2SerializeFMUstate",
-    "fmi2DeSerializeFMUstate",
-];
-
-/// The exported symbol `name` as a `T`.
-///
-/// # Safety
-/// `T` must be the C signature FMI 2.0 gives `name` (fmi2FunctionTypes.h).
-unsafe fn get<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
-    let symbol = format!("{name}\0");
-    let found = lib.get::<T>(symbol.as_bytes());
-    found.map(|s| *s).map_err(|e| format!("{name}: {e}"))
-}
-
-impl Api {
-    /// Every function, or the names of all the missing ones.
-    fn resolve(lib: &Library) -> Result<Api, String> {
-        // SAFETY: only looked up here, never called through this type.
-        let absent = |n: &&str| unsafe { get::<*const c_void>(lib, n) }.is_err();
-        let missing: Vec<&str> = NAMES.iter().copied().filter(absent).collect();
-        if !missing.is_empty() {
-            return Err(format!(
-                "the library does not export {}",
-                missing.join(", ")
-            ));
-        }
-        // SAFETY: each field's type is the FMI 2.0 signature of the name it is
-        // looked up by.
-        unsafe {
-            Ok(Api {
-                instantiate: get(lib, "fmi2Instantiate")?,
-                free_instance: get(lib, "fmi2FreeInstance")?,
-                setup: get(lib, "fmi2SetupExperiment")?,
-                enter: get(lib, "fmi2EnterInitializationMode")?,
-                exit: get(lib, "fmi2ExitInitializationMode")?,
-                terminate: get(lib, "fmi2Terminate")?,
-                get_real: get(lib, "fmi2GetReal")?,
-                do_step: get(lib, "fmi2DoStep")?,
-                get_state: get(lib, "fmi2GetFMUstate")?,
-                set_state: get(lib, "fmi2SetFMUstate")?,
-                free_state: get(lib, "fmi2FreeFMUstate")?,
-                size: get(lib, "fmi2SerializedFMUstateSize")?,
-                serialize: get(lib, "fmi2SerializeFMUstate")?,
-                deserialize: get(lib, "fmi2DeSerializeFMUstate")?,
-            })
-        }
+        s => Err(format!("{what} returned {}", api::status_name(s))),
     }
 }
 
@@ -304,13 +133,7 @@ unsafe fn life_cycle(api: &Api, spec: &Spec) -> Result<String, String> {
     let cstr = |s: &str, what: &str| CString::new(s).map_err(|_| format!("{what} contains NUL"));
     let (name, guid) = (cstr("lcsfmu check", "name")?, cstr(&spec.guid, "guid")?);
     let resources = cstr(&spec.resources, "resource location")?;
-    let callbacks = Callbacks {
-        logger,
-        allocate,
-        free,
-        step_finished: std::ptr::null(),
-        environment: std::ptr::null_mut(),
-    };
+    let callbacks = Callbacks::relaying();
     announce("fmi2Instantiate");
     let c = (api.instantiate)(
         name.as_ptr(),

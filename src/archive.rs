@@ -39,6 +39,19 @@ pub fn size_text(bytes: u64) -> String {
     }
 }
 
+/// Whether an entry name stays inside the archive's directory and is portable:
+/// not empty, not absolute, no drive letter, backslash or NUL, no `..`
+/// component, no leading `.` (FMI 2.0 archives use none of these).
+pub fn safe_name(name: &str) -> bool {
+    !(name.is_empty()
+        || name.starts_with('/')
+        || name.starts_with('.')
+        || name.contains('\\')
+        || name.contains('\0')
+        || name.split('/').any(|part| part == "..")
+        || name.as_bytes().get(1) == Some(&b':'))
+}
+
 /// The cap that applies to the entry `name`.
 pub fn cap_of(name: &str) -> u64 {
     match name {
@@ -87,21 +100,10 @@ impl Archive {
         Ok(Archive { zip, entries })
     }
 
-    /// The entries whose names leave the archive's directory or are not portable:
-    /// absolute, with a drive letter or backslashes, with a `..` component, or
-    /// starting with `.` (FMI 2.0 archives use none of these).
+    /// The entries whose names fail [`safe_name`].
     pub fn unsafe_names(&self) -> Vec<&str> {
-        let bad = |name: &str| {
-            name.is_empty()
-                || name.starts_with('/')
-                || name.starts_with('.')
-                || name.contains('\\')
-                || name.contains('\0')
-                || name.split('/').any(|part| part == "..")
-                || name.as_bytes().get(1) == Some(&b':')
-        };
         let names = self.entries.iter().map(|e| e.name.as_str());
-        names.filter(|n| bad(n)).collect()
+        names.filter(|n| !safe_name(n)).collect()
     }
 
     /// The entries that are symbolic links (a Unix mode of `S_IFLNK`).

@@ -15,7 +15,7 @@
 
 use super::description::Description;
 use super::loader;
-use crate::archive::Archive;
+use crate::archive::{self, Archive};
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -83,18 +83,19 @@ impl Drop for TempDir {
 /// Writes the binary and the `resources/` files (regular entries with safe
 /// names only) under `dir`; returns the binary's path.
 fn extract(archive: &mut Archive, so: &str, dir: &Path) -> Result<PathBuf, String> {
-    let unsafe_names: Vec<String> = archive
-        .unsafe_names()
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
     let mut names: Vec<String> = archive
         .entries
         .iter()
         .filter(|e| e.name.starts_with("resources/") && !e.dir && !e.symlink)
+        .filter(|e| archive::safe_name(&e.name))
         .map(|e| e.name.clone())
-        .filter(|n| !unsafe_names.contains(n))
         .collect();
+    // The binary's name comes from the XML's modelIdentifier, which may be anything.
+    if !archive::safe_name(so) {
+        return Err(format!(
+            "the binary's entry \"{so}\" is not a path inside the archive: not extracted"
+        ));
+    }
     names.push(so.to_string());
     for name in &names {
         let bytes = archive
@@ -157,20 +158,27 @@ pub fn binary(
     let mut cmd = Command::new(runner);
     cmd.arg("__run-binary")
         .arg(&library)
-        .arg("--guid")
-        .arg(d.root.get("guid").map_or("", String::as_str))
-        .arg("--resources")
-        .arg(file_uri(&tmp.path().join("resources")))
+        // `--name=value`: a value from the archive may begin with a dash.
+        .arg(format!(
+            "--guid={}",
+            d.root.get("guid").map_or("", String::as_str)
+        ))
+        .arg(format!(
+            "--resources={}",
+            file_uri(&tmp.path().join("resources"))
+        ))
         .arg(format!(
             "--start={}",
             experiment("startTime").unwrap_or(0.0)
         ))
         .arg(format!("--step={step}"))
         .arg(format!("--steps={steps}"))
-        .arg(format!("--reals={}", reals.join(",")))
         .arg(format!("--memory={}", limits.memory))
         .arg(format!("--cpu-seconds={}", limits.time.as_secs().max(1)))
         .arg(format!("--file-size={MAX_FILE}"));
+    if !reals.is_empty() {
+        cmd.arg(format!("--reals={}", reals.join(",")));
+    }
     if attr("canGetAndSetFMUstate").is_some_and(|v| v == "true") {
         cmd.arg("--fmu-state");
         if attr("canSerializeFMUstate").is_some_and(|v| v == "true") {

@@ -209,6 +209,55 @@ fn entries_outside_the_directory_are_refused() {
     );
 }
 
+/// One entry of sign_spiral's FMU.
+fn entry(name: &str) -> Vec<u8> {
+    let file = std::fs::File::open(fmus::bundled("sign_spiral")).unwrap();
+    let mut zip = zip::ZipArchive::new(file).unwrap();
+    let mut bytes = vec![];
+    zip.by_name(name).unwrap().read_to_end(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn a_model_identifier_that_climbs_out_is_not_extracted() {
+    // The binary's entry name comes from the XML: `binaries/linux64/<id>.so`.
+    let id = "../../../../evil";
+    let xml = String::from_utf8(entry("modelDescription.xml")).unwrap();
+    let xml = xml.replace(
+        r#"modelIdentifier="sign_spiral""#,
+        &format!(r#"modelIdentifier="{id}""#),
+    );
+    let fmu = build(
+        "identifier_escape",
+        |name| name != "modelDescription.xml" && !name.ends_with(".so"),
+        vec![
+            Extra::File("modelDescription.xml", xml.into_bytes()),
+            Extra::File(
+                "binaries/linux64/../../../../evil.so",
+                entry("binaries/linux64/sign_spiral.so"),
+            ),
+        ],
+    );
+    let case = fmu.parent().unwrap().parent().unwrap().to_path_buf();
+    let check = lcsfmu(&fmu, &["check"]);
+    let fails: Vec<&str> = check
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("FAIL"))
+        .collect();
+    assert_eq!(check.code, Some(1), "{}{}", check.stdout, check.stderr);
+    assert_eq!(
+        fails,
+        [
+            r#"FAIL entry paths relative, with forward slashes and no '..': entry "binaries/linux64/../../../../evil.so""#,
+            r#"FAIL binary loaded and run for 10 steps in a child process: the binary's entry "binaries/linux64/../../../../evil.so" is not a path inside the archive: not extracted"#,
+        ],
+        "{}",
+        check.stdout
+    );
+    nothing_written(&fmu, &[case.join("evil.so"), case.join("tmp/evil.so")]);
+}
+
 #[test]
 fn symbolic_links_are_refused() {
     let fmu = build(

@@ -252,3 +252,44 @@ impl Archive {
         String::from_utf8(bytes).map_err(|e| format!("{name} is not UTF-8: {e}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_leave_the_directory_are_unsafe() {
+        let safe = [
+            "modelDescription.xml",
+            "binaries/linux64/m.so",
+            "resources/a/b.txt",
+        ];
+        for name in safe {
+            assert!(safe_name(name), "{name}");
+        }
+        let unsafe_ = [
+            "",
+            "../x",
+            "a/../../x",
+            "a/..",
+            "/etc/passwd",
+            "C:/x",
+            "c:x",
+            "a\\..\\x",
+            ".hidden",
+            "a\0b",
+        ];
+        for name in unsafe_ {
+            assert!(!safe_name(name), "{name:?}");
+        }
+    }
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(size_text(MAX_TOTAL), "1 GiB");
+        assert_eq!(size_text(MAX_ENTRY), "256 MiB");
+        assert_eq!(size_text(MAX_DESCRIPTION), "64 MiB");
+        assert_eq!(size_text(1000), "1000 bytes");
+        assert_eq!(size_text((1 << 20) + 1), "1048577 bytes");
+    }
+}

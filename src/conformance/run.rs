@@ -146,6 +146,7 @@ pub fn binary(
         let e = d.default_experiment.as_ref()?;
         e.get(name)?.parse::<f64>().ok().filter(|v| v.is_finite())
     };
+    // The default experiment's step; 0.01 for a description without one.
     let step = experiment("stepSize").filter(|&h| h > 0.0).unwrap_or(0.01);
     let reals: Vec<String> = d
         .variables

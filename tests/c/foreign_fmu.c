@@ -7,10 +7,18 @@
  *   ERROR    logs a message and returns fmi2Error
  *   HOG      allocates and touches memory until malloc fails, then returns fmi2Fatal
  *   NO_DOSTEP  does not define fmi2DoStep at all (a missing symbol)
+ *   EXIT     calls exit(3), as some importers' helpers do on an error
+ *   FORK     forks a process that sleeps for 1,000 s holding the child's pipes, then steps
+ *   CTOR_SEGV  steps correctly, but its constructor crashes while the library loads
  * The FMU state is the instance's time, so a restored state replays exactly. */
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <unistd.h>
+
+#ifdef CTOR_SEGV
+__attribute__((constructor)) static void crash_on_load(void) { *(volatile int *)NULL = 1; }
+#endif
 
 typedef void (*logger_t)(void *, const char *, int, const char *, const char *, ...);
 typedef struct { logger_t logger; void *allocate, *free, *step_finished, *env; } callbacks_t;
@@ -98,6 +106,14 @@ int fmi2DoStep(void *c, double t, double h, int no_prior) {
         }
         memset(p, 1, 16 << 20);
         total += 16 << 20;
+    }
+#elif defined(EXIT)
+    exit(3);
+#elif defined(FORK)
+    static int forked = 0;
+    if (!forked++ && fork() == 0) {
+        sleep(1000);
+        _exit(0);
     }
 #endif
     i->t = t + h;

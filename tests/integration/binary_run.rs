@@ -8,7 +8,8 @@
 //! `binaries/linux64/sign_spiral.so`; the rest of the archive stays valid, so the
 //! run is the only check that can fail (two for the missing symbol, which the
 //! export check sees too). A well-behaved build of the same C file must pass:
-//! the harness can tell a good binary from a bad one.
+//! the harness can tell a good binary from a bad one. Besides `fmi2DoStep`, a
+//! binary may crash while it loads, call `exit`, or fork a process that outlives it.
 
 use super::fmu_check::{out_dir, rewrite};
 use super::fmus;
@@ -126,4 +127,29 @@ fn a_missing_function_is_named() {
             format!("{RUN}the library does not export fmi2DoStep"),
         ]
     );
+}
+
+#[test]
+fn a_crash_while_loading_is_a_fail_line() {
+    let (code, fails, _) = check(&foreign("CTOR_SEGV"), &[]);
+    let expected = "killed by SIGSEGV (invalid memory access) during dlopen";
+    assert_eq!(code, Some(1), "{fails:?}");
+    assert_eq!(fails, [format!("{RUN}{expected}")]);
+}
+
+#[test]
+fn an_exit_in_do_step_is_a_fail_line() {
+    let (code, fails, _) = check(&foreign("EXIT"), &[]);
+    let expected = "exited with status 3 during fmi2DoStep (step 1 of 10, t = 0)";
+    assert_eq!(code, Some(1), "{fails:?}");
+    assert_eq!(fails, [format!("{RUN}{expected}")]);
+}
+
+#[test]
+fn what_the_binary_forks_is_killed_with_the_child() {
+    // The forked process holds the child's pipes for 1,000 s: the run only ends
+    // (and passes) because the child's process group is killed when it exits.
+    let (code, fails, elapsed) = check(&foreign("FORK"), &[]);
+    assert_eq!((code, fails), (Some(0), vec![]));
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
 }

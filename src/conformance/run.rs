@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 /// The child's limits.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Wall-clock time until the child is killed (its CPU limit is the same).
+    /// Wall-clock time until the child is killed.
     pub time: Duration,
     /// Address space of the child, in bytes.
     pub memory: u64,
@@ -175,7 +175,10 @@ pub fn binary(
         .arg(format!("--step={step}"))
         .arg(format!("--steps={steps}"))
         .arg(format!("--memory={}", limits.memory))
-        .arg(format!("--cpu-seconds={}", limits.time.as_secs().max(1)))
+        // A second past the deadline: CPU time never runs ahead of the wall
+        // clock, so the deadline's message wins; this limit is the backstop for
+        // a child whose parent is gone.
+        .arg(format!("--cpu-seconds={}", limits.time.as_secs() + 1))
         .arg(format!("--file-size={MAX_FILE}"));
     if !reals.is_empty() {
         cmd.arg(format!("--reals={}", reals.join(",")));

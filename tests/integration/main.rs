@@ -34,7 +34,8 @@
 //! - `fmu_check`      `lcsfmu check FILE.fmu`: every bundled FMU passes; broken copies
 //!   (edited XML, bad entries, a renamed symbol) fail with exactly the expected line
 //! - `binary_run`     the binary's run in a child process: foreign binaries (gcc-built
-//!   from `tests/c/foreign_fmu.c`) that crash, hang, fail, hog memory or lack a symbol
+//!   from `tests/c/foreign_fmu.c`) that crash (stepping or loading), hang, fail, exit,
+//!   fork, hog memory or lack a symbol
 //! - `hostile`        hostile archives under `check` and `simulate`: `../` and absolute
 //!   entries, symbolic links, zip bombs, a 1 GiB XML; nothing written outside a temporary
 //!   directory, a 1 GiB address-space limit

@@ -5,7 +5,8 @@
 # Cargo.toml cargo has rewritten). From a copy of the committed tree (git archive
 # HEAD): package it, install it into one temporary root, install the unpacked
 # crate into another, delete both sources, then for each root build a model from
-# another directory with a fresh cache, offline, and check the archive; then a
+# another directory with a fresh cache, offline, and check the archive (its
+# binary run by the installed lcsfmu itself); then a
 # second build (warm cache) and the error without cargo on PATH. The second build
 # is another model: only the template crate is recompiled, as from the source
 # tree. Nothing outside the temporary directory is deleted.
@@ -59,7 +60,11 @@ for route in path crate; do
             grep -qx modelDescription.xml <<<"$files"
             grep -qx 'binaries/linux64/[A-Za-z_0-9]*\.so' <<<"$files"
         done
-        "$lcsfmu" check second.fmu >/dev/null
+        # The installed executable runs the binary itself (`__run-binary`), with
+        # no development example beside it.
+        report=$("$lcsfmu" check second.fmu)
+        grep -q "^PASS binary loaded and run for 10 steps in a child process: " <<<"$report" ||
+            { echo "$report" >&2; exit 1; }
     )
 done
 

@@ -12,11 +12,6 @@ cd "$(dirname "$0")/.."
 . scripts/venv.sh
 
 cargo build --release
-# fmu_cycles is the runner `lcsfmu check` loads each binary with (its short run). An
-# example builds the dev-dependencies, the `fmi` crate among them, which needs libclang:
-# without it the main job goes on and the check reports the binary's run as SKIP.
-cargo build --release --example fmu_cycles ||
-    echo "fmu_cycles not built: lcsfmu check will skip the binary's run" >&2
 mkdir -p out
 ./target/release/lcsfmu build models/*.toml -o out
 # An input table per driven model: column name and signal over 0..10 s.

@@ -26,11 +26,13 @@
 //! Inside the FMU and in `lcsfmu simulate` ([`simulate`]) the same
 //! [`fmi2::Instance`] runs the steps.
 //!
-//! The crate has no unsafe code; the C interface lives in `fmu-template`.
+//! The C interface of the FMU lives in `fmu-template`. The crate's only unsafe
+//! code is [`conformance::loader`], which loads an FMU's binary in the child
+//! process of `lcsfmu check` (everywhere else `unsafe` is denied).
 //! Without the default `tool` feature only the simulation core is built (what
 //! the FMU links).
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod fmi2;
 pub mod lcp;
@@ -40,6 +42,8 @@ pub mod mechanics;
 pub mod model;
 pub mod scheme;
 
+#[cfg(feature = "tool")]
+pub mod archive;
 #[cfg(feature = "tool")]
 pub mod cli;
 #[cfg(feature = "tool")]

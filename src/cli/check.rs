@@ -28,6 +28,12 @@ pub struct Args {
     /// semi-explicit); the file's other scheme settings stay.
     #[arg(long = "scheme", value_name = "METHOD")]
     scheme: Option<String>,
+    /// An .fmu's binary run: seconds before the child running it is killed (a hang).
+    #[arg(long, value_name = "SECONDS", default_value_t = 20)]
+    time_limit: u64,
+    /// An .fmu's binary run: address space of the child running it, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    memory_limit: u64,
 }
 
 /// Matrices and variable lists longer than this are summarized, not printed.
@@ -131,7 +137,16 @@ fn check_fmu(args: &Args) -> Result<ExitCode, Error> {
                 .into(),
         ));
     }
-    let report = conformance::check(&args.model, conformance::find_runner().as_deref());
+    // The binary runs in a child `lcsfmu __run-binary`: this very executable.
+    let runner = std::env::current_exe().map_err(|source| Error::Io {
+        path: "/proc/self/exe".into(),
+        source,
+    })?;
+    let limits = conformance::Limits {
+        time: std::time::Duration::from_secs(args.time_limit.max(1)),
+        memory: args.memory_limit.saturating_mul(1 << 20),
+    };
+    let report = conformance::check_with(&args.model, Some(&runner), limits);
     println!("== {}", args.model.display());
     for line in report.lines() {
         println!("{line}");

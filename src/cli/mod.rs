@@ -5,6 +5,7 @@ mod build;
 mod check;
 mod compare;
 mod progress;
+mod run_binary;
 mod simulate;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +33,9 @@ enum Command {
     Check(check::Args),
     /// Time-stepping against event-driven integration: steps, work, errors.
     Compare(compare::Args),
+    /// The child process of `check FILE.fmu` that loads and runs the binary.
+    #[command(name = "__run-binary", hide = true)]
+    RunBinary(run_binary::Args),
 }
 
 /// Parses a `NAME=VALUE` argument.
@@ -66,6 +70,7 @@ pub fn main() -> ExitCode {
         Command::Simulate(a) => simulate::run(a),
         Command::Check(a) => check::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::RunBinary(a) => run_binary::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,6 +1,7 @@
 //! `lcsfmu simulate MODEL.toml|MODEL.fmu [--stop T] [--step H] [--set NAME=VALUE]... [-o out.csv]
 //! [--plot out.svg|out.png [--plot-vars a,b]]`.
 
+use crate::archive::Archive;
 use crate::error::Error;
 use crate::model::{validate, Model};
 use crate::plot::{self, trajectory};
@@ -52,22 +53,22 @@ pub struct Args {
 }
 
 /// Reads the model compiled into an FMU and checks it against the FMU's GUID.
+/// The archive may be hostile: names, links and sizes are checked before
+/// anything is read, every read is capped ([`crate::archive`]), nothing is
+/// extracted and the binary is never loaded (the embedded model runs in the core).
 fn model_from_fmu(path: &Path) -> Result<(Model, String), Error> {
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let open = || std::fs::File::open(path).map_err(io);
-    let json = pack::read_entry(open()?, pack::MODEL_ENTRY).map_err(io)?;
-    let xml = pack::read_entry(open()?, "modelDescription.xml").map_err(io)?;
-    let model = Model::from_json(&json)
-        .map_err(|e| Error::Simulation(format!("{}: {e}", path.display())))?;
+    let fail = |e: String| Error::Simulation(format!("{}: {e}", path.display()));
+    let mut archive = Archive::open(path).map_err(fail)?;
+    archive.refuse_hostile().map_err(fail)?;
+    let json = archive.read_text(pack::MODEL_ENTRY).map_err(fail)?;
+    let xml = archive.read_text("modelDescription.xml").map_err(fail)?;
+    let model = Model::from_json(&json).map_err(|e| fail(e.to_string()))?;
     let guid = model_description::guid(&model);
     if !xml.contains(&format!("guid=\"{guid}\"")) {
-        return Err(Error::Simulation(format!(
-            "{}: the embedded model does not match modelDescription.xml (built by another lcsfmu version?)",
-            path.display()
-        )));
+        return Err(fail(
+            "the embedded model does not match modelDescription.xml (built by another lcsfmu version?)"
+                .into(),
+        ));
     }
     Ok((model, guid))
 }

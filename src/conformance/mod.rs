@@ -10,30 +10,31 @@
 //!
 //! The short run has two parts. The embedded model (`resources/model.json`) always
 //! runs 10 default communication steps through the core `Instance`, the code the
-//! binary wraps. The binary itself is loaded only by an external runner
-//! (`examples/fmu_cycles.rs`: one life cycle with 10 steps, FMU states and refused
-//! calls), in a child process so a crash is a FAIL line and not a crash of
-//! `lcsfmu`; this crate forbids `unsafe`, so it never `dlopen`s a binary itself.
-//! Without a runner that part is reported as SKIP.
+//! binary wraps. The binary itself is loaded by `lcsfmu __run-binary` ([`loader`],
+//! the crate's one module with `unsafe`) in a child process under time and memory
+//! limits ([`run`]), so a crash, a hang or a bad status of a foreign binary is a
+//! FAIL line and never a crash of `lcsfmu`.
+//!
+//! The archive is read as a hostile one ([`crate::archive`]): entry names are
+//! checked, never followed; links are refused; every read is capped.
 
 pub mod description;
 pub mod elf;
+pub mod loader;
 pub mod rules;
+pub mod run;
 pub mod structure;
 
+use crate::archive::{self, Archive};
 use crate::model::Model;
 use crate::simulate::{self, Options};
 use crate::{model_description, pack};
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+
+pub use run::Limits;
 
 /// Communication steps of the embedded model's and the binary's short runs.
 pub const SHORT_RUN_STEPS: usize = 10;
-
-/// How long the binary's short run may take before it counts as a hang.
-const RUNNER_DEADLINE: Duration = Duration::from_secs(120);
 
 /// The result of one check.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,59 +109,34 @@ impl Report {
     }
 }
 
-/// The archive's entries by name, read into memory (FMUs are small).
-struct Archive {
-    entries: Vec<(String, Vec<u8>)>,
-}
-
-impl Archive {
-    fn open(path: &Path) -> Result<Archive, String> {
-        let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-        let mut zip = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
-        let mut entries = vec![];
-        for i in 0..zip.len() {
-            let mut entry = zip.by_index(i).map_err(|e| e.to_string())?;
-            if entry.is_dir() {
-                continue;
-            }
-            let name = entry.name().to_string();
-            let mut bytes = vec![];
-            entry
-                .read_to_end(&mut bytes)
-                .map_err(|e| format!("{name}: {e}"))?;
-            entries.push((name, bytes));
-        }
-        Ok(Archive { entries })
-    }
-
-    fn get(&self, name: &str) -> Option<&[u8]> {
-        self.entries
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, b)| b.as_slice())
-    }
-}
-
 /// Entry names an importer may refuse or extract outside its directory.
 fn layout(archive: &Archive) -> Result<(), String> {
-    for (name, _) in &archive.entries {
-        let bad = name.starts_with('/')
-            || name.starts_with('.')
-            || name.contains('\\')
-            || name.split('/').any(|part| part == "..")
-            || name.as_bytes().get(1) == Some(&b':');
-        if bad {
-            return Err(format!("entry \"{name}\""));
-        }
+    match archive.unsafe_names().first() {
+        Some(name) => Err(format!("entry \"{name}\"")),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// Runs every check on the FMU at `path`. `runner` is the program that loads
-/// the binary for the short run (`fmu_cycles`), if there is one.
+/// Symbolic links: an extracting importer would create them, and a later entry
+/// written through one lands wherever it points.
+fn links(archive: &Archive) -> Result<(), String> {
+    match archive.symlinks().as_slice() {
+        [] => Ok(()),
+        names => Err(format!("{names:?}")),
+    }
+}
+
+/// Runs every check on the FMU at `path`, with the default limits. `runner` is
+/// the `lcsfmu` executable whose `__run-binary` runs the binary; without one,
+/// the binary's run is skipped.
 pub fn check(path: &Path, runner: Option<&Path>) -> Report {
+    check_with(path, runner, Limits::default())
+}
+
+/// [`check`] with the binary's run under `limits`.
+pub fn check_with(path: &Path, runner: Option<&Path>, limits: Limits) -> Report {
     let mut r = Report::default();
-    let archive = match Archive::open(path) {
+    let mut archive = match Archive::open(path) {
         Ok(a) => a,
         Err(e) => {
             r.add("the file is a zip archive", Err(e));
@@ -172,12 +148,36 @@ pub fn check(path: &Path, runner: Option<&Path>) -> Report {
         "entry paths relative, with forward slashes and no '..'",
         layout(&archive),
     );
-    let xml = archive.get("modelDescription.xml");
-    let present = xml.ok_or_else(|| "no such entry".to_string()).map(|_| ());
-    if !r.add("modelDescription.xml at the root", present) {
+    r.add("no symbolic links among the entries", links(&archive));
+    let sizes = format!(
+        "entries decompress intact within the limits ({} for the XML and model.json, {} each, {} in all)",
+        archive::size_text(archive::MAX_DESCRIPTION),
+        archive::size_text(archive::MAX_ENTRY),
+        archive::size_text(archive::MAX_TOTAL)
+    );
+    let intact = archive
+        .declared_limits()
+        .and_then(|()| archive.verify_all());
+    // Past this point everything is read again: not from an archive that lied.
+    if !r.add(sizes, intact) {
         return r;
     }
-    let parsed = std::str::from_utf8(xml.unwrap_or_default())
+    let xml = match archive.read("modelDescription.xml") {
+        Ok(Some(xml)) => xml,
+        Ok(None) => {
+            r.add(
+                "modelDescription.xml at the root",
+                Err("no such entry".into()),
+            );
+            return r;
+        }
+        Err(e) => {
+            r.add("modelDescription.xml at the root", Err(e));
+            return r;
+        }
+    };
+    r.add("modelDescription.xml at the root", Ok(()));
+    let parsed = std::str::from_utf8(&xml)
         .map_err(|e| format!("not UTF-8: {e}"))
         .and_then(description::parse);
     let d = match parsed {
@@ -191,14 +191,14 @@ pub fn check(path: &Path, runner: Option<&Path>) -> Report {
     for (name, result) in rules::check(&d) {
         r.add(name, result);
     }
-    binary(&mut r, &archive, &d);
-    embedded_model(&mut r, &archive, &d);
-    binary_run(&mut r, path, runner);
+    let so = binary(&mut r, &mut archive, &d);
+    embedded_model(&mut r, &mut archive, &d);
+    binary_run(&mut r, &mut archive, &d, so.as_deref(), runner, limits);
     r
 }
 
-/// The binary's presence and its dynamic symbol table.
-fn binary(r: &mut Report, archive: &Archive, d: &description::Description) {
+/// The binary's presence and its dynamic symbol table; its entry name when present.
+fn binary(r: &mut Report, archive: &mut Archive, d: &description::Description) -> Option<String> {
     let id = d
         .co_simulation
         .as_ref()
@@ -208,24 +208,31 @@ fn binary(r: &mut Report, archive: &Archive, d: &description::Description) {
             "binaries/linux64/<modelIdentifier>.so",
             "no modelIdentifier",
         );
-        return;
+        return None;
     };
     let so = format!("binaries/linux64/{id}.so");
-    let Some(bytes) = archive.get(&so) else {
-        let others: Vec<&str> = archive
-            .entries
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .filter(|n| n.starts_with("binaries/"))
-            .collect();
-        r.add(
-            format!("{so} present"),
-            Err(format!("binaries in the archive: {others:?}")),
-        );
-        return;
+    let bytes = match archive.read(&so) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            let others: Vec<&str> = archive
+                .entries
+                .iter()
+                .map(|e| e.name.as_str())
+                .filter(|n| n.starts_with("binaries/"))
+                .collect();
+            r.add(
+                format!("{so} present"),
+                Err(format!("binaries in the archive: {others:?}")),
+            );
+            return None;
+        }
+        Err(e) => {
+            r.add(format!("{so} present"), Err(e));
+            return None;
+        }
     };
     r.add(format!("{so} present"), Ok(()));
-    let exports = elf::exported_symbols(bytes).and_then(|names| match elf::compare(&names) {
+    let exports = elf::exported_symbols(&bytes).and_then(|names| match elf::compare(&names) {
         (missing, extra) if missing.is_empty() && extra.is_empty() => Ok(()),
         (missing, extra) => Err(format!("missing {missing:?} extra {extra:?}")),
     });
@@ -233,12 +240,20 @@ fn binary(r: &mut Report, archive: &Archive, d: &description::Description) {
         "exports exactly the 34 FMI 2.0 co-simulation functions",
         exports,
     );
+    Some(so)
 }
 
 /// The lcsfmu model inside the FMU: it matches the XML and runs.
-fn embedded_model(r: &mut Report, archive: &Archive, d: &description::Description) {
+fn embedded_model(r: &mut Report, archive: &mut Archive, d: &description::Description) {
     let name = format!("{} is an lcsfmu model", pack::MODEL_ENTRY);
-    let Some(json) = archive.get(pack::MODEL_ENTRY) else {
+    let json = match archive.read(pack::MODEL_ENTRY) {
+        Ok(json) => json,
+        Err(e) => {
+            r.add(name, Err(e));
+            return;
+        }
+    };
+    let Some(json) = json else {
         // Only lcsfmu's own FMUs must carry it; the standard does not ask for it.
         let ours = d
             .root
@@ -254,7 +269,7 @@ fn embedded_model(r: &mut Report, archive: &Archive, d: &description::Descriptio
         }
         return;
     };
-    let model = std::str::from_utf8(json)
+    let model = std::str::from_utf8(&json)
         .map_err(|e| e.to_string())
         .and_then(|text| Model::from_json(text).map_err(|e| e.to_string()));
     let model = match model {
@@ -300,67 +315,27 @@ fn short_run(model: Model, guid: &str) -> Result<(), String> {
         .ok_or_else(|| "a non-finite output".into())
 }
 
-/// The binary loaded by the external runner, in a child process.
-fn binary_run(r: &mut Report, fmu: &Path, runner: Option<&Path>) {
-    let name = format!("binary loaded and run for {SHORT_RUN_STEPS} steps by fmu_cycles");
-    let Some(runner) = runner else {
-        r.skip(
-            name,
-            "no runner (cargo build --release --example fmu_cycles, or $LCSFMU_FMU_RUNNER)",
-        );
+/// The binary loaded and run by `runner __run-binary`, in a child process.
+fn binary_run(
+    r: &mut Report,
+    archive: &mut Archive,
+    d: &description::Description,
+    so: Option<&str>,
+    runner: Option<&Path>,
+    limits: Limits,
+) {
+    let name = format!("binary loaded and run for {SHORT_RUN_STEPS} steps in a child process");
+    let Some(so) = so else {
+        r.skip(name, "no binary for linux64");
         return;
     };
-    r.add(name, run_child(runner, fmu));
-}
-
-fn run_child(runner: &Path, fmu: &Path) -> Result<(), String> {
-    let mut child = Command::new(runner)
-        .arg(fmu)
-        .args(["1", &SHORT_RUN_STEPS.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("{}: {e}", runner.display()))?;
-    // Read on a thread: a runner that logs more than a pipe holds must not block.
-    let stderr = child.stderr.take();
-    let reader = std::thread::spawn(move || {
-        let mut err = String::new();
-        if let Some(mut s) = stderr {
-            drop(s.read_to_string(&mut err));
-        }
-        err
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait().map_err(|e| e.to_string())? {
-            Some(status) => break status,
-            None if started.elapsed() > RUNNER_DEADLINE => {
-                drop(child.kill());
-                drop(child.wait());
-                return Err(format!("no result after {RUNNER_DEADLINE:?}"));
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
-        }
+    let Some(runner) = runner else {
+        r.skip(name, "no runner given (the lcsfmu executable)");
+        return;
     };
-    let err = reader.join().unwrap_or_default();
-    if status.success() {
-        return Ok(());
-    }
-    // A panic's message, not the `note: run with RUST_BACKTRACE=1` after it.
-    let last = err
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty() && !l.starts_with("note:"));
-    Err(format!("{status}: {}", last.unwrap_or("no message")))
-}
-
-/// The runner next to the running executable (`target/release/examples/fmu_cycles`
-/// beside `target/release/lcsfmu`), or `$LCSFMU_FMU_RUNNER`.
-pub fn find_runner() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("LCSFMU_FMU_RUNNER") {
-        return Some(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe().ok()?;
-    let candidate = exe.parent()?.join("examples").join("fmu_cycles");
-    candidate.is_file().then_some(candidate)
+    let ran = run::binary(archive, d, so, runner, SHORT_RUN_STEPS, limits);
+    match ran {
+        Ok(summary) => r.add(format!("{name}: {summary}"), Ok(())),
+        Err(why) => r.add(name, Err(why)),
+    };
 }

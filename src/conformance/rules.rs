@@ -335,9 +335,11 @@ fn default_experiment(d: &Description) -> Result<(), String> {
 }
 
 fn units(d: &Description) -> Result<(), String> {
+    // A set: a hostile description may declare as many units as variables.
+    let declared: std::collections::HashSet<&String> = d.units.iter().collect();
     for v in &d.variables {
         if let Some(u) = v.type_attributes.get("unit") {
-            if !d.units.contains(u) {
+            if !declared.contains(u) {
                 return Err(format!(
                     "{} has unit \"{u}\", not in UnitDefinitions",
                     v.label()

@@ -5,8 +5,8 @@
 //! edit (a name duplicated, an `initial` on an input, an `Outputs` entry dropped,
 //! a symbol of the binary renamed, an entry outside the archive's root, ...). Each
 //! edit must make exactly one check fail, with its reason: one mistake, one line.
-//! The binary's short run is left out of these (no runner is passed): it needs
-//! `examples/fmu_cycles`, and the `fmi` crate tests load the binaries anyway.
+//! The binary's short run is left out of these (no runner is passed) but for the
+//! bundled FMUs and the command line; `binary_run` covers it.
 
 use super::fmus;
 use lcsfmu::conformance::{self, Outcome};
@@ -14,7 +14,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn out_dir() -> PathBuf {
+pub fn out_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/conformance/broken");
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -33,7 +33,7 @@ fn failures(fmu: &Path) -> Vec<String> {
 
 /// Copies `fmu` to `target/conformance/broken/<label>.fmu`, passing each entry
 /// through `edit` (name, bytes) -> entries to write instead.
-fn rewrite(
+pub fn rewrite(
     fmu: &Path,
     label: &str,
     edit: impl Fn(&str, Vec<u8>) -> Vec<(String, Vec<u8>)>,
@@ -70,17 +70,18 @@ fn xml_edited(stem: &str, label: &str, from: &str, to: &str) -> PathBuf {
 
 #[test]
 fn every_bundled_fmu_passes() {
-    // The runner is used when `cargo build --release --example fmu_cycles` made it.
-    let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/examples/fmu_cycles");
-    let runner = runner.is_file().then_some(runner);
+    // The binary runs in a child `lcsfmu __run-binary`, as under `lcsfmu check`.
+    let runner = Path::new(env!("CARGO_BIN_EXE_lcsfmu"));
     for stem in fmus::every_model() {
-        let report = conformance::check(&fmus::bundled(&stem), runner.as_deref());
+        let report = conformance::check(&fmus::bundled(&stem), Some(runner));
         let lines = report.lines();
         assert_eq!(report.failed(), 0, "{stem}:\n{}", lines.join("\n"));
-        // Nothing is skipped for our own FMUs but, without a runner, the binary's run.
-        let skipped = lines.iter().filter(|l| l.starts_with("SKIP")).count();
-        assert_eq!(skipped, usize::from(runner.is_none()), "{stem}");
-        assert!(lines.len() >= 26, "{stem}: {} checks", lines.len());
+        // Nothing is skipped for our own FMUs.
+        let skipped: Vec<&String> = lines.iter().filter(|l| l.starts_with("SKIP")).collect();
+        assert!(skipped.is_empty(), "{stem}: {skipped:?}");
+        let run = "PASS binary loaded and run for 10 steps in a child process: 10 steps of h = ";
+        assert!(lines.iter().any(|l| l.starts_with(run)), "{stem}");
+        assert!(lines.len() >= 29, "{stem}: {} checks", lines.len());
     }
 }
 
@@ -278,7 +279,8 @@ fn command_line_reports_and_exits() {
     let (code, text) = run(&good);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("PASS exports exactly the 34 FMI 2.0 co-simulation functions"));
-    assert!(text.contains(" passed, 0 failed, "), "{text}");
+    assert!(text.contains(" passed, 0 failed, 0 skipped"), "{text}");
+    assert!(text.contains("PASS binary loaded and run for 10 steps in a child process: "));
     let (code, text) = run(&bad);
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains(r#"FAIL variable names unique: duplicate name "x1""#));

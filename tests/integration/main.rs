@@ -35,6 +35,12 @@
 //! - `call_sequences` 10,000 seeded random call sequences (status histogram printed)
 //! - `fmu_check`      `lcsfmu check FILE.fmu`: every bundled FMU passes; broken copies
 //!   (edited XML, bad entries, a renamed symbol) fail with exactly the expected line
+//! - `binary_run`     the binary's run in a child process: foreign binaries (gcc-built
+//!   from `tests/c/foreign_fmu.c`) that crash (stepping or loading), hang, fail, exit,
+//!   fork, hog memory or lack a symbol
+//! - `hostile`        hostile archives under `check` and `simulate`: `../` and absolute
+//!   entries, symbolic links, zip bombs, a 1 GiB XML; nothing written outside a temporary
+//!   directory, a 1 GiB address-space limit
 //!
 //! The C interface, without building an FMU:
 //! - `c_header`     cbindgen's C headers of the template, compiled by gcc with the FMI 2.0
@@ -45,6 +51,7 @@
 
 mod abuse;
 mod alloc;
+mod binary_run;
 mod blocks;
 mod c_header;
 mod call_sequences;
@@ -54,6 +61,7 @@ mod docs;
 mod event;
 mod fmu_check;
 mod fmus;
+mod hostile;
 mod importer;
 mod instance;
 mod lcp_alloc;

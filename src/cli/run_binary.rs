@@ -1,0 +1,68 @@
+//! `lcsfmu __run-binary LIBRARY ...`: the hidden child of `lcsfmu check FILE.fmu`
+//! that loads an FMU's binary and runs its short life cycle
+//! ([`crate::conformance::loader`]). Not for people: `check` builds its arguments
+//! from the FMU's description and reads its transcript (`call`, `log`, then one
+//! `pass` or `fail` line). It limits itself before it loads anything.
+
+use crate::conformance::loader::{self, Spec};
+use crate::error::Error;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The shared library, extracted from the FMU.
+    library: PathBuf,
+    #[arg(long)]
+    guid: String,
+    /// The resource location passed to fmi2Instantiate (a file:// URI).
+    #[arg(long)]
+    resources: String,
+    #[arg(long, allow_negative_numbers = true)]
+    start: f64,
+    #[arg(long)]
+    step: f64,
+    #[arg(long)]
+    steps: usize,
+    /// Value references of the Real variables to read after each step.
+    #[arg(long, value_delimiter = ',')]
+    reals: Vec<u32>,
+    /// Take, restore and replay an FMU state.
+    #[arg(long)]
+    fmu_state: bool,
+    /// ... and through its serialization too.
+    #[arg(long)]
+    serialize: bool,
+    /// Address space limit in bytes.
+    #[arg(long)]
+    memory: u64,
+    #[arg(long)]
+    cpu_seconds: u64,
+    /// Largest file the FMU may write, in bytes.
+    #[arg(long)]
+    file_size: u64,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Error> {
+    let result = loader::limit_self(args.memory, args.cpu_seconds, args.file_size).and_then(|()| {
+        loader::run(&Spec {
+            library: args.library,
+            guid: args.guid,
+            resources: args.resources,
+            start: args.start,
+            step: args.step,
+            steps: args.steps,
+            reals: args.reals,
+            fmu_state: args.fmu_state,
+            serialize: args.serialize,
+        })
+    });
+    let (line, code) = match result {
+        Ok(summary) => (format!("pass {summary}"), ExitCode::SUCCESS),
+        Err(why) => (format!("fail {why}"), ExitCode::FAILURE),
+    };
+    let mut out = std::io::stdout().lock();
+    drop(writeln!(out, "{line}").and_then(|()| out.flush()));
+    Ok(code)
+}

@@ -1,0 +1,199 @@
+//! The C side of the loader: FMI 2.0's types and function signatures as the
+//! child calls them, the callbacks it hands the FMU (a logger that relays
+//! messages as `log` lines, and the allocation functions), and the lookup of the
+//! exported functions by name, which names every missing one at once.
+//!
+//! The FMI 2.0 C types are a handful of `#[repr(C)]` lines written here, rather
+//! than generated bindings: nothing at build time needs libclang.
+
+use libloading::os::unix::Library;
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub type Component = *mut c_void;
+pub type FmuState = *mut c_void;
+pub type Status = c_int;
+
+/// FMI 2.0's logger is variadic (printf arguments after the message). A Rust
+/// function cannot be variadic on stable; on the Linux ABIs (x86-64 System V,
+/// AArch64) the fixed arguments of a variadic call are passed exactly as for
+/// this non-variadic signature, and the extra ones are simply not read. The
+/// message is shown as written; lcsfmu's FMUs pre-format theirs.
+type Logger = extern "C" fn(*mut c_void, *const c_char, Status, *const c_char, *const c_char);
+
+/// `fmi2CallbackFunctions`.
+#[repr(C)]
+pub struct Callbacks {
+    logger: Logger,
+    allocate: extern "C" fn(usize, usize) -> *mut c_void,
+    free: extern "C" fn(*mut c_void),
+    step_finished: *const c_void,
+    environment: *mut c_void,
+}
+
+impl Callbacks {
+    /// The relaying logger, `calloc` and `free`, no step-finished callback.
+    pub fn relaying() -> Callbacks {
+        Callbacks {
+            logger,
+            allocate,
+            free,
+            step_finished: std::ptr::null(),
+            environment: std::ptr::null_mut(),
+        }
+    }
+}
+
+/// Log lines relayed at most; a chatty FMU must not flood the parent.
+const MAX_LOG_LINES: usize = 200;
+static LOGGED: AtomicUsize = AtomicUsize::new(0);
+
+/// A C string the FMU passed, or `?` for NULL; long text cut.
+fn text(p: *const c_char) -> String {
+    if p.is_null() {
+        return "?".into();
+    }
+    // SAFETY: the FMU passes NUL-terminated strings valid for the call (FMI 2.0 §2.1.5).
+    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy();
+    let s: String = s.chars().take(400).collect();
+    s.replace(['\n', '\r'], " ").replace("%%", "%")
+}
+
+extern "C" fn logger(
+    _env: *mut c_void,
+    _instance: *const c_char,
+    status: Status,
+    category: *const c_char,
+    message: *const c_char,
+) {
+    if LOGGED.fetch_add(1, Ordering::Relaxed) >= MAX_LOG_LINES {
+        return;
+    }
+    // Write errors (the parent gone) are ignored: a panic must not cross into C.
+    let line = format!(
+        "log {} {}: {}",
+        status_name(status),
+        text(category),
+        text(message)
+    );
+    drop(writeln!(std::io::stdout(), "{line}"));
+}
+
+extern "C" fn allocate(n: usize, size: usize) -> *mut c_void {
+    // SAFETY: calloc accepts any sizes and returns NULL when it cannot.
+    unsafe { libc::calloc(n, size) }
+}
+
+extern "C" fn free(p: *mut c_void) {
+    // SAFETY: the FMU frees only what `allocate` returned (or NULL).
+    unsafe { libc::free(p) }
+}
+
+/// An `fmi2Status` by name.
+pub fn status_name(s: Status) -> String {
+    let names = [
+        "fmi2OK",
+        "fmi2Warning",
+        "fmi2Discard",
+        "fmi2Error",
+        "fmi2Fatal",
+        "fmi2Pending",
+    ];
+    usize::try_from(s)
+        .ok()
+        .and_then(|i| names.get(i))
+        .map_or_else(
+            || format!("status {s} (not an fmi2Status)"),
+            |n| n.to_string(),
+        )
+}
+
+/// The FMI functions the life cycle calls, resolved by name.
+pub struct Api {
+    pub instantiate: unsafe extern "C" fn(
+        *const c_char,
+        c_int,
+        *const c_char,
+        *const c_char,
+        *const Callbacks,
+        c_int,
+        c_int,
+    ) -> Component,
+    pub free_instance: unsafe extern "C" fn(Component),
+    pub setup: unsafe extern "C" fn(Component, c_int, f64, f64, c_int, f64) -> Status,
+    pub enter: unsafe extern "C" fn(Component) -> Status,
+    pub exit: unsafe extern "C" fn(Component) -> Status,
+    pub terminate: unsafe extern "C" fn(Component) -> Status,
+    pub get_real: unsafe extern "C" fn(Component, *const c_uint, usize, *mut f64) -> Status,
+    pub do_step: unsafe extern "C" fn(Component, f64, f64, c_int) -> Status,
+    pub get_state: unsafe extern "C" fn(Component, *mut FmuState) -> Status,
+    pub set_state: unsafe extern "C" fn(Component, FmuState) -> Status,
+    pub free_state: unsafe extern "C" fn(Component, *mut FmuState) -> Status,
+    pub size: unsafe extern "C" fn(Component, FmuState, *mut usize) -> Status,
+    pub serialize: unsafe extern "C" fn(Component, FmuState, *mut c_char, usize) -> Status,
+    pub deserialize: unsafe extern "C" fn(Component, *const c_char, usize, *mut FmuState) -> Status,
+}
+
+/// The functions [`Api`] holds, by their exported names.
+const NAMES: [&str; 14] = [
+    "fmi2Instantiate",
+    "fmi2FreeInstance",
+    "fmi2SetupExperiment",
+    "fmi2EnterInitializationMode",
+    "fmi2ExitInitializationMode",
+    "fmi2Terminate",
+    "fmi2GetReal",
+    "fmi2DoStep",
+    "fmi2GetFMUstate",
+    "fmi2SetFMUstate",
+    "fmi2FreeFMUstate",
+    "fmi2SerializedFMUstateSize",
+    "fmi2SerializeFMUstate",
+    "fmi2DeSerializeFMUstate",
+];
+
+/// The exported symbol `name` as a `T`.
+///
+/// # Safety
+/// `T` must be the C signature FMI 2.0 gives `name` (fmi2FunctionTypes.h).
+unsafe fn get<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
+    let symbol = format!("{name}\0");
+    let found = lib.get::<T>(symbol.as_bytes());
+    found.map(|s| *s).map_err(|e| format!("{name}: {e}"))
+}
+
+impl Api {
+    /// Every function, or the names of all the missing ones.
+    pub fn resolve(lib: &Library) -> Result<Api, String> {
+        // SAFETY: only looked up here, never called through this type.
+        let absent = |n: &&str| unsafe { get::<*const c_void>(lib, n) }.is_err();
+        let missing: Vec<&str> = NAMES.iter().copied().filter(absent).collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "the library does not export {}",
+                missing.join(", ")
+            ));
+        }
+        // SAFETY: each field's type is the FMI 2.0 signature of the name it is
+        // looked up by.
+        unsafe {
+            Ok(Api {
+                instantiate: get(lib, "fmi2Instantiate")?,
+                free_instance: get(lib, "fmi2FreeInstance")?,
+                setup: get(lib, "fmi2SetupExperiment")?,
+                enter: get(lib, "fmi2EnterInitializationMode")?,
+                exit: get(lib, "fmi2ExitInitializationMode")?,
+                terminate: get(lib, "fmi2Terminate")?,
+                get_real: get(lib, "fmi2GetReal")?,
+                do_step: get(lib, "fmi2DoStep")?,
+                get_state: get(lib, "fmi2GetFMUstate")?,
+                set_state: get(lib, "fmi2SetFMUstate")?,
+                free_state: get(lib, "fmi2FreeFMUstate")?,
+                size: get(lib, "fmi2SerializedFMUstateSize")?,
+                serialize: get(lib, "fmi2SerializeFMUstate")?,
+                deserialize: get(lib, "fmi2DeSerializeFMUstate")?,
+            })
+        }
+    }
+}

@@ -16,6 +16,7 @@ mod feedthrough;
 mod report;
 pub mod snapshot;
 pub mod state;
+mod tiny_step;
 pub mod variables;
 
 use crate::lcp::Bound;
@@ -25,6 +26,8 @@ use crate::scheme::{StepError, StepReport, Stepper};
 use feedthrough::Feedthrough;
 use snapshot::{Sizes, Snapshot};
 use state::{allowed, Call, Phase};
+use tiny_step::HeldMultipliers;
+pub use tiny_step::TINY_STEP;
 use variables::Kind;
 
 /// How bad a failure is; the shell maps it to `fmi2Warning` ... `fmi2Fatal`.
@@ -87,6 +90,8 @@ pub struct Instance {
     /// times absolute) and since initialization; zero for the other schemes.
     last_report: StepReport,
     totals: StepReport,
+    /// The multipliers before a step at the rounding level of the time.
+    held: HeldMultipliers,
 }
 
 impl Instance {
@@ -115,6 +120,7 @@ impl Instance {
             pairs: vec![0.0; nu],
             last_report: StepReport::default(),
             totals: StepReport::default(),
+            held: HeldMultipliers::new(nu),
             model,
         };
         inst.load_start_values();
@@ -284,6 +290,10 @@ impl Instance {
         self.time = t;
         // Only the event-driven scheme reports what a step took.
         let reports = self.stepper.event().is_some();
+        let tiny = HeldMultipliers::is_tiny(t, h) && self.stepper.averages_multipliers();
+        if tiny {
+            self.held.hold(&self.pairs, self.stepper.active_set());
+        }
         if reports {
             self.last_report = StepReport::default();
         }
@@ -312,6 +322,10 @@ impl Instance {
         self.last_successful_time = self.time;
         if reports {
             self.totals.add(&self.last_report);
+        }
+        if tiny {
+            let active = self.stepper.active_set();
+            self.held.restore_if_same_mode(&mut self.pairs, active);
         }
         Ok(())
     }

@@ -272,6 +272,13 @@ impl Stepper {
         }
     }
 
+    /// Whether the multipliers a step reports are averages over the step (the
+    /// first-order time-stepping schemes), as opposed to impulses over it
+    /// (mechanical) or values at its end (event-driven): see `fmi2::tiny_step`.
+    pub fn averages_multipliers(&self) -> bool {
+        !matches!(self, Stepper::Mechanical(_) | Stepper::Event(_))
+    }
+
     /// The multipliers of the last step or of [`Stepper::consistent_multipliers`].
     pub fn multipliers(&self) -> &[f64] {
         each!(self, s => &s.u_next)

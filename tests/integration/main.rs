@@ -15,6 +15,8 @@
 //!   inputs into block outputs, block parameters checked at initialization
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
+//! - `tiny_steps`   a master that accumulates its time: the tiny last step keeps the
+//!   multipliers of its mode
 //! - `woodpecker`   Siconos' Woodpecker example against Siconos' result file, and the
 //!   same motion in grams and in millimetres (same contact modes, same trajectory)
 //! - `docs`         documentation/index.html: well-formed, every variable, law, matrix
@@ -71,6 +73,7 @@ mod model_errors;
 mod models;
 mod numeric;
 mod plot;
+mod tiny_steps;
 mod woodpecker;
 
 use lcsfmu::model::{validate, Model};

@@ -158,6 +158,8 @@ pub struct Lu {
     a: Vec<f64>,
     /// Row swapped with row `j` at elimination step `j`.
     piv: Vec<usize>,
+    /// The largest entry of each (swapped) row of the factored matrix.
+    row_scale: Vec<f64>,
     /// Current order.
     k: usize,
 }
@@ -168,6 +170,7 @@ impl Lu {
         Lu {
             a: vec![0.0; n * n],
             piv: vec![0; n],
+            row_scale: vec![0.0; n],
             k: 0,
         }
     }
@@ -184,24 +187,32 @@ impl Lu {
 
     fn factor_with(&mut self, k: usize, entry: impl Fn(usize, usize) -> f64) -> bool {
         self.k = k;
-        let a = &mut self.a[..k * k];
-        let mut scale = 0.0f64;
+        let (a, rows) = (&mut self.a[..k * k], &mut self.row_scale[..k]);
         for r in 0..k {
+            let mut big = 0.0f64;
             for c in 0..k {
                 let x = entry(r, c);
                 a[r * k + c] = x;
-                scale = scale.max(x.abs());
+                big = big.max(x.abs());
             }
+            // A zero row is singular; a non-finite one cannot be factored.
+            if !(big > 0.0 && big < f64::INFINITY) {
+                return false;
+            }
+            rows[r] = big;
         }
-        if !scale.is_finite() {
-            return false;
-        }
-        // Relative singularity threshold; NaN pivots are rejected explicitly.
-        let tiny = 1e-14 * scale;
+        // Scaled partial pivoting: a candidate pivot is measured against the
+        // largest entry of its own row, so that a row written in other units
+        // (multiplied by a constant, as an LCP row is when its `y` is) picks
+        // the same pivots and meets the same singularity test. Plain partial
+        // pivoting with a threshold relative to the largest entry of the whole
+        // matrix compares rows of different units: a friction block in
+        // megatonnes, whose rows then differ by 2^60, was declared singular.
+        let tiny = 1e-14;
         for j in 0..k {
-            let (mut best, mut bmax) = (j, a[j * k + j].abs());
+            let (mut best, mut bmax) = (j, a[j * k + j].abs() / rows[j]);
             for r in j + 1..k {
-                let v = a[r * k + j].abs();
+                let v = a[r * k + j].abs() / rows[r];
                 if v > bmax {
                     (best, bmax) = (r, v);
                 }
@@ -214,6 +225,7 @@ impl Lu {
                 for c in 0..k {
                     a.swap(j * k + c, best * k + c);
                 }
+                rows.swap(j, best);
             }
             let d = a[j * k + j];
             for r in j + 1..k {

@@ -17,6 +17,8 @@
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
 //! - `tiny_steps`   a master that accumulates its time: the tiny last step keeps the
 //!   multipliers of its mode
+//! - `units`        bundled models in grams and milliamperes: the same active set at every
+//!   step, the same trajectories after unscaling
 //! - `woodpecker`   Siconos' Woodpecker example against Siconos' result file, and the
 //!   same motion in grams and in millimetres (same contact modes, same trajectory)
 //! - `docs`         documentation/index.html: well-formed, every variable, law, matrix
@@ -74,6 +76,7 @@ mod models;
 mod numeric;
 mod plot;
 mod tiny_steps;
+mod units;
 mod woodpecker;
 
 use lcsfmu::model::{validate, Model};

@@ -7,20 +7,21 @@
 //! largest magnitude over the run (`omega_M` is rounding noise, ~1e-16, while
 //! the sleeve is jammed, and 32 rad/s at its largest, so a pointwise relative
 //! difference means nothing there). Measured with the unit-free acceptance
-//! test: in kilograms lcsfmu and Siconos differ by at most 2.2e-11 over all
-//! 15,000 steps, in grams by 3.3e-14; kilograms against grams, 3.0e-11, with
+//! test: in kilograms lcsfmu and Siconos differ by at most 3.0e-11 over all
+//! 15,000 steps, in grams by 6.2e-14; kilograms against grams, 3.0e-11, with
 //! the same contact modes at every step. The kilogram run's friction
 //! directions at rest come out of the linear solves as round-off of 3e-18
 //! (grams: 2e-22 after unscaling), which the motion then amplifies (the first
-//! difference of 1e-12 is at step 3,950). With the previous, absolute-for-small-
+//! difference of 1e-12 is at step 4,183). With the previous, absolute-for-small-
 //! data acceptance, contact p2 stayed stuck two steps too long in kilograms
 //! and the runs differed by 3e-6 and more from step 3,062 on. `TOL = 1e-10`
 //! sits three times above the round-off amplified over the run and four orders
 //! of magnitude below that divergence.
 //!
-//! Millimetres are not tested yet: that run stops at t = 0.0673 with Lemke
-//! reporting a ray on a contact LCP whose rows differ by six orders of
-//! magnitude (issue 20's note).
+//! Millimetres are not tested yet: that run leaves Siconos' at step 3,370 and
+//! stops at t = 0.0674 on a contact that opens while sliding (a friction
+//! direction free and zero at once), where block pivoting meets a singular
+//! block and Lemke a ray (issue 20's note).
 
 use lcsfmu::model::{validate, Model};
 use lcsfmu::simulate::{self, Options, Trajectory};

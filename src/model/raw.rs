@@ -3,7 +3,8 @@
 //! This stage only checks types and unknown keys (a misspelt key is an error, not
 //! a silently ignored line). Everything about meaning is checked in
 //! [`super::validate`], which knows the names and can say which field is wrong.
-//! The README documents every field with the bundled models as examples.
+//! The user guide (docs/src/model-file.md, blocks.md, mechanical.md) documents every
+//! field with the bundled models as examples.
 
 use serde::Deserialize;
 

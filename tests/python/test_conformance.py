@@ -6,7 +6,7 @@ Contents
   test_archive_layout                          modelDescription.xml + binaries/linux64/<id>.so
   test_exports_exactly_the_fmi2_cs_functions   nm -D --defined-only: the 34 FMI 2.0 CS names only
   test_build_accepts_a_relative_cache_dir      lcsfmu build --cache-dir with a relative path
-  test_glibc_floor                             objdump -T: no symbol newer than GLIBC_2.34 (README)
+  test_glibc_floor                             objdump -T: no symbol newer than GLIBC_2.34 (docs/src/guarantees.md)
 """
 import re
 import subprocess
@@ -82,7 +82,7 @@ def test_build_accepts_a_relative_cache_dir(lcsfmu_bin, tmp_path):
     assert not validate_fmu(str(out))
 
 
-# The README promises that the FMU binaries load on glibc 2.34 or newer.
+# The user guide promises that the FMU binaries load on glibc 2.34 or newer.
 GLIBC_FLOOR = (2, 34)
 
 

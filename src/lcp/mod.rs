@@ -60,7 +60,8 @@ pub struct Settings {
     /// Try the stored active set before pivoting.
     pub warm_start: bool,
     /// Exhaustive enumeration (up to `3^n` linear solves) is used as a fallback
-    /// only when `n <= enumeration_limit`.
+    /// only when at most `enumeration_limit` components are not fixed by
+    /// `lo == hi` (a contact problem pins its open contacts that way).
     pub enumeration_limit: usize,
 }
 

@@ -251,7 +251,7 @@ impl Solver {
         }
 
         let (mut method, mut iterations) = (Method::Lemke, pivots);
-        if self.n <= self.settings.enumeration_limit {
+        if enumerate::unknowns(p) <= self.settings.enumeration_limit {
             let mut solves = 0;
             let (ok, r) = enumerate::search(
                 p,

@@ -14,7 +14,7 @@
 //! table, and the default experiment's plot, run by the same core as the FMU
 //! ([`crate::simulate::run`], inputs held at their start values).
 
-mod equations;
+pub(crate) mod equations;
 mod written;
 
 use crate::fmi2::variables;

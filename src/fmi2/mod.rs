@@ -361,6 +361,12 @@ impl Instance {
         self.stepper.event().map(|_| self.last_report)
     }
 
+    /// Newton iterations per step since initialization (None unless the
+    /// dynamics are nonlinear).
+    pub fn newton_stats(&self) -> Option<&crate::scheme::NewtonStats> {
+        self.stepper.newton_stats()
+    }
+
     /// The event-driven scheme's counts since initialization (None for the others).
     pub fn run_report(&self) -> Option<StepReport> {
         self.stepper.event().map(|_| self.totals)

@@ -204,7 +204,15 @@ impl Parser<'_> {
         let func = Func::from_name(name);
         let bin = BinOp::from_call_name(name);
         if func.is_none() && bin.is_none() {
-            return err(begin + 1, format!("unknown function '{name}'"));
+            let known: Vec<&str> = super::functions::FUNCS
+                .iter()
+                .map(|(n, _)| *n)
+                .chain(["atan2", "min", "max"])
+                .collect();
+            return err(
+                begin + 1,
+                format!("unknown function '{name}' (known: {})", known.join(" ")),
+            );
         }
         self.pos += 1;
         let arg = self.sum()?;

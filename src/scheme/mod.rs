@@ -300,7 +300,15 @@ impl Stepper {
         }
     }
 
-    /// The Newton stepper, when the model is nonlinear (for its statistics).
+    /// What the Newton iterations took since initialization (nonlinear models only).
+    pub fn newton_stats(&self) -> Option<&NewtonStats> {
+        match self {
+            Stepper::Newton(s) => Some(&s.stats),
+            _ => None,
+        }
+    }
+
+    /// The Newton stepper, when the model is nonlinear.
     pub fn newton(&mut self) -> Option<&mut NewtonStepper> {
         match self {
             Stepper::Newton(s) => Some(s),

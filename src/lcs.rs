@@ -57,7 +57,10 @@ impl Lcs {
             hw: DMatrix::zeros(no, nw),
             h0: DVector::zeros(no),
             mech: model.mechanics.as_ref().map(|m| MechSystem::new(m, nw)),
-            nl: model.nonlinear.as_ref().map(|n| Ncs::new(n, model.np())),
+            nl: model
+                .nonlinear
+                .as_ref()
+                .map(|n| Ncs::new(n, &model.system, model.np())),
         }
     }
 

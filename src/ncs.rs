@@ -14,6 +14,7 @@
 use crate::lcs::Lcs;
 use crate::model::expr::Expr;
 use crate::model::program::{Nonlinear, Point};
+use crate::model::{ExprMatrix, System};
 use nalgebra::{DMatrix, DVector};
 
 /// One nonlinear row: its index, program, and the variables it reads.
@@ -22,6 +23,32 @@ struct Program {
     row: usize,
     expr: Expr,
     reads: Vec<usize>,
+    /// Whether the program fits the small evaluation stack.
+    small: bool,
+}
+
+/// The evaluation stack of programs no deeper than this (most are): clearing
+/// it costs little, where the largest stack would cost more than the program.
+const SMALL_STACK: usize = 8;
+
+impl Program {
+    #[inline]
+    fn tangent(&self, p: &[f64], at: &Point, seed: u32) -> (f64, f64) {
+        if self.small {
+            self.expr.eval_tangent_in::<SMALL_STACK>(p, at, seed)
+        } else {
+            self.expr.eval_tangent(p, at, seed)
+        }
+    }
+
+    #[inline]
+    fn magnitude(&self, p: &[f64], at: &Point) -> (f64, f64) {
+        if self.small {
+            self.expr.eval_magnitude_in::<SMALL_STACK>(p, at)
+        } else {
+            self.expr.eval_magnitude(p, at)
+        }
+    }
 }
 
 fn programs(list: &[(usize, Expr)]) -> Vec<Program> {
@@ -29,9 +56,23 @@ fn programs(list: &[(usize, Expr)]) -> Vec<Program> {
         .map(|(row, expr)| Program {
             row: *row,
             reads: expr.variables(),
+            small: expr.depth() <= SMALL_STACK,
             expr: expr.clone(),
         })
         .collect()
+}
+
+/// The structurally nonzero entries `(row, column)` of the linear parts, in
+/// the order `A B E` (for `f`) and `C D F` (for `c`): the dense matrices are
+/// mostly zero, and the residual is evaluated several times per step.
+#[derive(Clone, Debug, Default)]
+struct Pattern {
+    f: [Vec<(usize, usize)>; 3],
+    c: [Vec<(usize, usize)>; 3],
+}
+
+fn pattern(m: &ExprMatrix) -> Vec<(usize, usize)> {
+    m.entries.iter().map(|(i, j, _)| (*i, *j)).collect()
 }
 
 /// The compiled remainders of one model, with the parameters they run with.
@@ -41,25 +82,21 @@ pub struct Ncs {
     y: Vec<Program>,
     outputs: Vec<Program>,
     params: Vec<f64>,
-}
-
-/// The value and term magnitudes of a linear row: `sum m_ij v_j` over one matrix.
-#[inline]
-fn row_terms(m: &DMatrix<f64>, i: usize, v: &[f64], value: &mut f64, mag: &mut f64) {
-    for (j, vj) in v.iter().enumerate() {
-        let t = m[(i, j)] * vj;
-        *value += t;
-        *mag += t.abs();
-    }
+    pattern: Pattern,
 }
 
 impl Ncs {
-    pub fn new(nl: &Nonlinear, np: usize) -> Self {
+    /// The remainders `nl` of a model with first-order system `s` and `np` parameters.
+    pub fn new(nl: &Nonlinear, s: &System, np: usize) -> Self {
         Ncs {
             der: programs(&nl.der),
             y: programs(&nl.y),
             outputs: programs(&nl.outputs),
             params: vec![0.0; np],
+            pattern: Pattern {
+                f: [pattern(&s.a), pattern(&s.b), pattern(&s.e)],
+                c: [pattern(&s.c), pattern(&s.d), pattern(&s.fw)],
+            },
         }
     }
 
@@ -70,19 +107,21 @@ impl Ncs {
 
     /// `f(at)` into `f` and the magnitudes of its terms into `mag`.
     pub fn rhs(&self, lcs: &Lcs, at: &Point, f: &mut [f64], mag: &mut [f64]) {
-        linear([&lcs.a, &lcs.b, &lcs.e], &lcs.f, at, f, mag);
+        let m = [&lcs.a, &lcs.b, &lcs.e];
+        linear(m, &self.pattern.f, &lcs.f, at, f, mag);
         self.add(&self.der, at, f, mag);
     }
 
     /// `c(at)` into `y` and the magnitudes of its terms into `mag`.
     pub fn relation(&self, lcs: &Lcs, at: &Point, y: &mut [f64], mag: &mut [f64]) {
-        linear([&lcs.c, &lcs.d, &lcs.fw], &lcs.g, at, y, mag);
+        let m = [&lcs.c, &lcs.d, &lcs.fw];
+        linear(m, &self.pattern.c, &lcs.g, at, y, mag);
         self.add(&self.y, at, y, mag);
     }
 
     fn add(&self, list: &[Program], at: &Point, out: &mut [f64], mag: &mut [f64]) {
         for p in list {
-            let (v, m) = p.expr.eval_magnitude(&self.params, at);
+            let (v, m) = p.magnitude(&self.params, at);
             out[p.row] += v;
             mag[p.row] += m;
         }
@@ -136,7 +175,7 @@ impl Ncs {
                 if j >= nx + nu || (j < nx && dx.is_none()) {
                     continue;
                 }
-                let (_, d) = p.expr.eval_tangent(&self.params, at, j as u32);
+                let (_, d) = p.tangent(&self.params, at, j as u32);
                 if j < nx {
                     if let Some(dx) = dx.as_deref_mut() {
                         dx[(p.row, j)] += d;
@@ -163,14 +202,25 @@ impl Ncs {
     }
 }
 
-/// The linear part `M0 x + M1 u + M2 w + c` of every row, with magnitudes.
-fn linear(m: [&DMatrix<f64>; 3], c: &DVector<f64>, at: &Point, out: &mut [f64], mag: &mut [f64]) {
+/// The linear part `M0 x + M1 u + M2 w + c` of every row, with magnitudes,
+/// over the entries of `pattern` only.
+fn linear(
+    m: [&DMatrix<f64>; 3],
+    pattern: &[Vec<(usize, usize)>; 3],
+    c: &DVector<f64>,
+    at: &Point,
+    out: &mut [f64],
+    mag: &mut [f64],
+) {
     for (i, (o, g)) in out.iter_mut().zip(mag.iter_mut()).enumerate() {
-        let (mut v, mut a) = (c[i], c[i].abs());
-        row_terms(m[0], i, at.x, &mut v, &mut a);
-        row_terms(m[1], i, at.u, &mut v, &mut a);
-        row_terms(m[2], i, at.w, &mut v, &mut a);
-        *o = v;
-        *g = a;
+        *o = c[i];
+        *g = c[i].abs();
+    }
+    for ((m, entries), v) in m.iter().zip(pattern).zip([at.x, at.u, at.w]) {
+        for &(i, j) in entries {
+            let t = m[(i, j)] * v[j];
+            out[i] += t;
+            mag[i] += t.abs();
+        }
     }
 }

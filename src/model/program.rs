@@ -205,6 +205,12 @@ impl Expr {
         self.ops().iter().any(|op| matches!(op, Op::Time))
     }
 
+    /// The deepest stack the program needs (callers that evaluate it often
+    /// keep this and pick a small stack, see [`Expr::eval_tangent_in`]).
+    pub fn depth(&self) -> usize {
+        self.stack_depth()
+    }
+
     /// The value at parameters `p` and point `at`; never allocates.
     pub fn eval_at(&self, p: &[f64], at: &Point) -> f64 {
         self.eval_tangent(p, at, u32::MAX).0
@@ -213,7 +219,15 @@ impl Expr {
     /// The value and its derivative with respect to variable `seed`
     /// (forward mode: each stack entry is a dual number `(value, tangent)`).
     pub fn eval_tangent(&self, p: &[f64], at: &Point, seed: u32) -> (f64, f64) {
-        let mut stack = [(0.0f64, 0.0f64); MAX_STACK];
+        self.eval_tangent_in::<MAX_STACK>(p, at, seed)
+    }
+
+    /// [`Expr::eval_tangent`] on a stack of `N` entries, which must be at
+    /// least [`Expr::depth`]: a step evaluates its programs many times, and
+    /// clearing a stack of [`MAX_STACK`] pairs would cost more than most
+    /// programs.
+    pub fn eval_tangent_in<const N: usize>(&self, p: &[f64], at: &Point, seed: u32) -> (f64, f64) {
+        let mut stack = [(0.0f64, 0.0f64); N];
         let mut top = 0usize;
         for op in self.ops() {
             match *op {
@@ -251,7 +265,7 @@ impl Expr {
                 Op::Bin(b) => {
                     top -= 1;
                     let ((a, da), (c, dc)) = (stack[top - 1], stack[top]);
-                    let value = b.apply(a, c);
+                    let value = apply(b, a, c);
                     let d = if da == 0.0 && dc == 0.0 {
                         0.0
                     } else {
@@ -270,7 +284,12 @@ impl Expr {
     /// `eps` times this magnitude, which is what a scale-invariant
     /// convergence test compares residuals with.
     pub fn eval_magnitude(&self, p: &[f64], at: &Point) -> (f64, f64) {
-        let mut stack = [(0.0f64, 0.0f64); MAX_STACK];
+        self.eval_magnitude_in::<MAX_STACK>(p, at)
+    }
+
+    /// [`Expr::eval_magnitude`] on a stack of `N >= depth` entries.
+    pub fn eval_magnitude_in<const N: usize>(&self, p: &[f64], at: &Point) -> (f64, f64) {
+        let mut stack = [(0.0f64, 0.0f64); N];
         let mut top = 0usize;
         for op in self.ops() {
             let push = match *op {
@@ -294,7 +313,7 @@ impl Expr {
                 Op::Bin(b) => {
                     top -= 1;
                     let ((a, ma), (c, mc)) = (stack[top - 1], stack[top]);
-                    let value = b.apply(a, c);
+                    let value = apply(b, a, c);
                     let m = match b {
                         BinOp::Add | BinOp::Sub => ma + mc,
                         BinOp::Mul => ma * mc,
@@ -307,6 +326,18 @@ impl Expr {
             }
         }
         stack[0]
+    }
+}
+
+/// `a op b`, with the square as one product: `x^2` is the commonest power in
+/// models and `powf` costs a hundred instructions for it (the product is the
+/// correctly rounded square, as `powf` returns it).
+#[inline]
+fn apply(b: BinOp, a: f64, c: f64) -> f64 {
+    if b == BinOp::Pow && c == 2.0 {
+        a * a
+    } else {
+        b.apply(a, c)
     }
 }
 

@@ -96,18 +96,24 @@ impl Residual {
     }
 
     /// The largest `|Φ_i| / s_i` (components with `s_i = 0` count as 0 only
-    /// when `Φ_i` is 0, else infinite).
+    /// when `Φ_i` is 0, else infinite; NaN, from a program evaluated outside
+    /// its domain, counts as infinite, where `f64::max` would drop it).
     fn scaled_max(&self) -> f64 {
         self.phi
             .iter()
             .zip(&self.scale)
             .map(|(p, s)| {
-                if *s > 0.0 {
+                let r = if *s > 0.0 {
                     p.abs() / s
                 } else if *p == 0.0 {
                     0.0
                 } else {
                     f64::INFINITY
+                };
+                if r.is_nan() {
+                    f64::INFINITY
+                } else {
+                    r
                 }
             })
             .fold(0.0, f64::max)
@@ -346,6 +352,8 @@ impl NewtonStepper {
             t: 0.0,
             h,
         };
+        self.problem.lo.copy_from(&lcs.lo);
+        self.problem.hi.copy_from(&lcs.hi);
         let mut cur = std::mem::replace(&mut self.cur, Residual::new(0, 0));
         self.residual(d, x, &u, &mut cur);
         self.cur = cur;
@@ -417,8 +425,6 @@ impl NewtonStepper {
             }
             p.q[i] = q;
         }
-        p.lo.copy_from(&d.lcs.lo);
-        p.hi.copy_from(&d.lcs.hi);
         self.solver.matrix_changed();
         Ok(())
     }
@@ -426,6 +432,8 @@ impl NewtonStepper {
     /// The Newton–Josephy iteration from `(d.x, u)`.
     fn solve(&mut self, d: StepData, u: &[f64]) -> Result<lcp::Info, StepError> {
         let (nx, nu) = (self.nx, self.nu);
+        self.problem.lo.copy_from(&d.lcs.lo);
+        self.problem.hi.copy_from(&d.lcs.hi);
         self.x_bar.copy_from_slice(&d.x[..nx]);
         for j in 0..nu {
             self.u_bar[j] = u[j].max(d.lcs.lo[j]).min(d.lcs.hi[j]);

@@ -274,3 +274,18 @@ fn linear_text_stays_on_the_linear_step() {
     i.do_step(0.0, 0.01).unwrap();
     assert!(i.newton_stats().is_none());
 }
+
+#[test]
+fn a_residual_outside_the_domain_fails_the_step() {
+    // sqrt of a negative state: NaN must not pass the convergence test.
+    let text = BLOWUP
+        .replace("name = \"blowup\"", "name = \"domain\"")
+        .replace("der = \"1 + x^2\"", "der = \"-sqrt(x)\"")
+        .replace("start = 0.0\nder", "start = -1.0\nder");
+    let m = validate::from_str(&text, std::path::Path::new("domain.toml")).unwrap();
+    let mut i = initialized(m);
+    let e = i.do_step(0.0, 0.1).unwrap_err();
+    assert_eq!(e.severity, Severity::Discard);
+    assert!(e.message.contains("Newton"), "{}", e.message);
+    assert_eq!(i.states()[0], -1.0);
+}

@@ -4,6 +4,7 @@ FMPy, against scipy's solve_ivp.
 Contents
   test_vdp_saturation_converges_at_first_order     vs solve_ivp: O(h), h = 0.01 and 0.005
   test_vdp_saturation_laws_hold_at_every_sample    u = sat(-k x2), the energy output
+  test_theta_orders_on_a_smooth_nonlinear_phase    k = 0: order 1 (theta = 1), 2 (theta = 1/2)
   test_buck_pwm_average_is_d_vin                   mean vC over ten periods vs d Vin
   test_check_names_the_nonlinear_parts             lcsfmu check: der(x2), sparsity, Newton LCP
 """
@@ -48,6 +49,30 @@ def test_vdp_saturation_laws_hold_at_every_sample(fmus):
     assert_close(r["u"], sat(-K * r["x2"]), 1e-9, "u = saturation(-k x2)")
     assert_close(r["energy"], 0.5 * (r["x1"] ** 2 + r["x2"] ** 2), 1e-12, "energy output")
     assert (np.abs(r["u"]) >= UMAX - 1e-9).any(), "the saturation is reached"
+
+
+def test_theta_orders_on_a_smooth_nonlinear_phase(lcsfmu_bin, tmp_path):
+    # Without feedback (k = 0) Van der Pol is smooth and the pairs stay at rest; with the
+    # feedback on, the block output is a multiplier acting over the whole step, which makes
+    # the loop first order whatever theta (as in the linear scheme).
+    ref = solve_ivp(lambda t, x: [x[1], MU * (1 - x[0] ** 2) * x[1] - x[0]], (0.0, 2.0),
+                    [2.0, 0.0], method="DOP853", rtol=1e-12, atol=1e-13, dense_output=True)
+    assert ref.success
+    text = (MODELS_DIR / "vdp_saturation.toml").read_text()
+    for theta, order in (("1.0", 1.0), ("0.5", 2.0)):
+        toml = tmp_path / f"vdp_theta_{theta}.toml"
+        toml.write_text(text.replace("theta = 1.0", f"theta = {theta}"))
+        fmu = tmp_path / f"vdp_theta_{theta}.fmu"
+        subprocess.run([lcsfmu_bin, "build", str(toml), "-o", str(fmu)], check=True,
+                       capture_output=True)
+        errors = []
+        for h in (0.01, 0.005):
+            r = cosim(fmu, stop_time=2.0, output_interval=h, start_values={"k": 0.0})
+            x = ref.sol(r["time"][-1])
+            errors.append(max(abs(r["x1"][-1] - x[0]), abs(r["x2"][-1] - x[1])))
+        observed = np.log2(errors[0] / errors[1])
+        print(f"theta = {theta}: errors {errors}, order {observed:.3f}")
+        assert abs(observed - order) < 0.1, (theta, errors, observed)
 
 
 def test_buck_pwm_average_is_d_vin(fmus):

@@ -17,6 +17,7 @@ mod mechanical;
 mod mode;
 pub mod newton;
 mod projection;
+mod residual;
 mod rk;
 mod theta;
 

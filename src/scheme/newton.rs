@@ -40,6 +40,7 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
+use super::residual::{Residual, StepData};
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
@@ -65,82 +66,6 @@ pub struct NewtonStats {
     pub backtracks: usize,
     /// Largest scaled residual at acceptance.
     pub worst_residual: f64,
-}
-
-/// Buffers of the nonlinear residual at one iterate.
-struct Residual {
-    f1: Vec<f64>,
-    f0: Vec<f64>,
-    m1: Vec<f64>,
-    m0: Vec<f64>,
-    c: Vec<f64>,
-    mc: Vec<f64>,
-    /// `Φ` and its scales.
-    phi: Vec<f64>,
-    scale: Vec<f64>,
-}
-
-impl Residual {
-    fn new(nx: usize, nu: usize) -> Self {
-        let v = |n| vec![0.0; n];
-        Residual {
-            f1: v(nx),
-            f0: v(nx),
-            m1: v(nx),
-            m0: v(nx),
-            c: v(nu),
-            mc: v(nu),
-            phi: v(nx + nu),
-            scale: v(nx + nu),
-        }
-    }
-
-    /// The largest `|Φ_i| / s_i` (components with `s_i = 0` count as 0 only
-    /// when `Φ_i` is 0, else infinite; NaN, from a program evaluated outside
-    /// its domain, counts as infinite, where `f64::max` would drop it).
-    fn scaled_max(&self) -> f64 {
-        self.phi
-            .iter()
-            .zip(&self.scale)
-            .map(|(p, s)| {
-                let r = if *s > 0.0 {
-                    p.abs() / s
-                } else if *p == 0.0 {
-                    0.0
-                } else {
-                    f64::INFINITY
-                };
-                if r.is_nan() {
-                    f64::INFINITY
-                } else {
-                    r
-                }
-            })
-            .fold(0.0, f64::max)
-    }
-
-    /// `|Φ / s|₂` with the scales `s` of another iterate (1 where a scale is 0).
-    fn merit(&self, scale: &[f64]) -> f64 {
-        self.phi
-            .iter()
-            .zip(scale)
-            .map(|(p, s)| {
-                let r = if *s > 0.0 { p / s } else { *p };
-                r * r
-            })
-            .sum::<f64>()
-            .sqrt()
-    }
-}
-
-/// The step's data that do not change during its iteration.
-#[derive(Clone, Copy)]
-struct StepData<'a> {
-    lcs: &'a Lcs,
-    x: &'a [f64],
-    w: &'a [f64],
-    t: f64,
-    h: f64,
 }
 
 /// Per-instance workspace of the Newton step, sized once.
@@ -247,47 +172,6 @@ impl NewtonStepper {
         std::mem::swap(u, &mut self.u_next);
     }
 
-    /// `Φ` at `(xb, ub)` into `out`.
-    fn residual(&self, d: StepData, xb: &[f64], ub: &[f64], out: &mut Residual) {
-        let Some(ncs) = d.lcs.nl.as_ref() else {
-            out.phi.fill(f64::NAN);
-            return;
-        };
-        let (nx, theta, h) = (self.nx, self.theta, d.h);
-        let end = Point {
-            x: xb,
-            u: ub,
-            w: d.w,
-            t: d.t + d.h,
-        };
-        let start = Point {
-            x: d.x,
-            u: ub,
-            w: d.w,
-            t: d.t,
-        };
-        ncs.rhs(d.lcs, &end, &mut out.f1, &mut out.m1);
-        ncs.relation(d.lcs, &end, &mut out.c, &mut out.mc);
-        if theta < 1.0 {
-            ncs.rhs(d.lcs, &start, &mut out.f0, &mut out.m0);
-        } else {
-            out.f0.fill(0.0);
-            out.m0.fill(0.0);
-        }
-        for i in 0..nx {
-            let step = theta * out.f1[i] + (1.0 - theta) * out.f0[i];
-            out.phi[i] = xb[i] - d.x[i] - h * step;
-            out.scale[i] =
-                xb[i].abs() + d.x[i].abs() + h * (theta * out.m1[i] + (1.0 - theta) * out.m0[i]);
-        }
-        let (lo, hi) = (&d.lcs.lo, &d.lcs.hi);
-        for j in 0..self.nu {
-            let mid = (ub[j] - out.c[j]).max(lo[j]).min(hi[j]);
-            out.phi[nx + j] = ub[j] - mid;
-            out.scale[nx + j] = ub[j].abs() + out.mc[j];
-        }
-    }
-
     /// One step of size `h` from `(x, u)` at time `t` with inputs `w`; the
     /// result is in `x_next`, `u_next`, `y_next`.
     pub fn step(
@@ -355,7 +239,7 @@ impl NewtonStepper {
         self.problem.lo.copy_from(&lcs.lo);
         self.problem.hi.copy_from(&lcs.hi);
         let mut cur = std::mem::replace(&mut self.cur, Residual::new(0, 0));
-        self.residual(d, x, &u, &mut cur);
+        cur.evaluate(self.theta, d, x, &u);
         self.cur = cur;
         self.linearize(d)?;
         Ok(self.problem.m.clone())
@@ -439,7 +323,7 @@ impl NewtonStepper {
             self.u_bar[j] = u[j].max(d.lcs.lo[j]).min(d.lcs.hi[j]);
         }
         let mut cur = std::mem::replace(&mut self.cur, Residual::new(0, 0));
-        self.residual(d, &self.x_bar, &self.u_bar, &mut cur);
+        cur.evaluate(self.theta, d, &self.x_bar, &self.u_bar);
         self.cur = cur;
         let mut info = lcp::Info {
             status: lcp::Status::Solved,
@@ -502,7 +386,7 @@ impl NewtonStepper {
             for j in 0..self.nu {
                 self.u_try[j] = self.u_bar[j] + alpha * self.du[j];
             }
-            self.residual(d, &self.x_try, &self.u_try, &mut trial);
+            trial.evaluate(self.theta, d, &self.x_try, &self.u_try);
             let m = trial.merit(&self.cur.scale);
             if m <= (1.0 - 1e-4 * alpha) * merit {
                 self.stats.backtracks += halving;

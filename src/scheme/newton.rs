@@ -238,9 +238,7 @@ impl NewtonStepper {
         };
         self.problem.lo.copy_from(&lcs.lo);
         self.problem.hi.copy_from(&lcs.hi);
-        let mut cur = std::mem::replace(&mut self.cur, Residual::new(0, 0));
-        cur.evaluate(self.theta, d, x, &u);
-        self.cur = cur;
+        self.cur.evaluate(self.theta, d, x, &u);
         self.linearize(d)?;
         Ok(self.problem.m.clone())
     }
@@ -322,9 +320,7 @@ impl NewtonStepper {
         for j in 0..nu {
             self.u_bar[j] = u[j].max(d.lcs.lo[j]).min(d.lcs.hi[j]);
         }
-        let mut cur = std::mem::replace(&mut self.cur, Residual::new(0, 0));
-        cur.evaluate(self.theta, d, &self.x_bar, &self.u_bar);
-        self.cur = cur;
+        self.cur.evaluate(self.theta, d, &self.x_bar, &self.u_bar);
         let mut info = lcp::Info {
             status: lcp::Status::Solved,
             method: lcp::Method::None,
@@ -377,7 +373,6 @@ impl NewtonStepper {
     fn line_search(&mut self, d: StepData) -> bool {
         let merit = self.cur.merit(&self.cur.scale);
         let mut alpha = 1.0;
-        let mut trial = std::mem::replace(&mut self.trial, Residual::new(0, 0));
         let mut found = false;
         for halving in 0..=MAX_HALVINGS {
             for i in 0..self.nx {
@@ -386,8 +381,8 @@ impl NewtonStepper {
             for j in 0..self.nu {
                 self.u_try[j] = self.u_bar[j] + alpha * self.du[j];
             }
-            trial.evaluate(self.theta, d, &self.x_try, &self.u_try);
-            let m = trial.merit(&self.cur.scale);
+            self.trial.evaluate(self.theta, d, &self.x_try, &self.u_try);
+            let m = self.trial.merit(&self.cur.scale);
             if m <= (1.0 - 1e-4 * alpha) * merit {
                 self.stats.backtracks += halving;
                 found = true;
@@ -398,9 +393,8 @@ impl NewtonStepper {
         if found {
             std::mem::swap(&mut self.x_bar, &mut self.x_try);
             std::mem::swap(&mut self.u_bar, &mut self.u_try);
-            std::mem::swap(&mut self.cur, &mut trial);
+            std::mem::swap(&mut self.cur, &mut self.trial);
         }
-        self.trial = trial;
         found
     }
 

@@ -15,6 +15,10 @@
 //! explicit Euler step without any LCP; without the variable that line and its
 //! ratios are left out.
 //!
+//! The nonlinear step (Newton–Josephy, `vdp_saturation`) is measured beside
+//! `vdp_linear`, the same model with its one nonlinear term made linear
+//! (`mu*(1 - x1^2)*x2` -> `mu*x2`): same sizes, same blocks, the linear step.
+//!
 //! Run: `cargo bench --bench dostep`. Figures depend on the machine; they are
 //! printed, never asserted. The five rounds visit every FMU in turn, so a
 //! burst of load on a shared machine hits all of them alike, and the ratios
@@ -149,6 +153,19 @@ unsafe extern "C" fn quiet(
 ) {
 }
 
+/// `vdp_saturation` with its nonlinear term made linear: the linear model of
+/// the same size.
+fn vdp_linear(root: &Path) -> (Model, PathBuf) {
+    let p = root.join("models").join("vdp_saturation.toml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let text = text
+        .replace("mu*(1 - x1^2)*x2", "mu*x2")
+        .replace("name = \"vdp_saturation\"", "name = \"vdp_linear\"");
+    let model = validate::from_str(&text, &p).unwrap();
+    assert!(!model.nonlinear_dynamics());
+    (model, p)
+}
+
 fn timed_build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> f64 {
     let start = Instant::now();
     export::build(model, origin, out, env).unwrap_or_else(|e| panic!("{e}"));
@@ -171,12 +188,15 @@ fn main() {
         "relay_feedback",
         "friction_block",
         "servo_deadzone",
+        // Nonlinear dynamics: the Newton step.
+        "vdp_saturation",
     ]
     .iter()
     .map(|s| {
         let p = root.join("models").join(format!("{s}.toml"));
         (validate::load(&p).unwrap(), p)
     })
+    .chain(std::iter::once(vdp_linear(&root)))
     .chain(std::iter::once((
         validate::from_str(decay, Path::new("decay.toml")).unwrap(),
         PathBuf::from("decay.toml"),
@@ -235,6 +255,12 @@ fn main() {
             .map(|i| best[i])
     };
     println!("\nratios measured in this run:");
+    if let (Some(a), Some(b)) = (ns("vdp_saturation"), ns("vdp_linear")) {
+        println!(
+            "  vdp_saturation     / vdp_linear {:>5.2}   (Newton step / linear step, same sizes)",
+            a / b
+        );
+    }
     for lcp in ["sign_spiral", "coulomb_friction"] {
         let (Some(a), Some(decay)) = (ns(lcp), ns("decay")) else {
             continue;

@@ -199,11 +199,12 @@ fn model_step(stem: &str) -> (Problem, usize) {
     let m = stepper.lcp_matrix(&lcs, h).unwrap();
     let mut first = None;
     for k in 0..200 {
-        stepper.step(&lcs, &x, &w, h).unwrap();
+        stepper.step(&lcs, &x, &u, &w, 0.0, h).unwrap();
         let y = match &stepper {
             Stepper::Theta(s) => s.y_next.clone(),
             Stepper::Mechanical(s) => s.y_next.clone(),
             Stepper::Event(_) => panic!("{stem}: event-driven"),
+            Stepper::Newton(_) => panic!("{stem}: nonlinear"),
         };
         let uk = stepper.multipliers().to_vec();
         let q = DVector::from_vec(y) - &m * DVector::from_column_slice(&uk);

@@ -26,6 +26,7 @@ CONTENTS = [
     ("Tutorials", [("model-file", "The model file (matrices)"), ("blocks", "Blocks"),
                    ("mechanical", "Mechanical models")]),
     ("Schemes", [("scheme-theta", "Theta time-stepping"),
+                 ("nonlinear", "Nonlinear models and time"),
                  ("scheme-event-driven", "Event-driven integration")]),
     ("FMI", [("fmu", "What each FMU exposes"), ("cosimulation", "Co-simulation"),
              ("sweeps", "Parameter sweeps")]),

@@ -9,6 +9,7 @@
 
 use crate::mechanics::MechSystem;
 use crate::model::{ExprMatrix, Model};
+use crate::ncs::Ncs;
 use nalgebra::{DMatrix, DVector};
 
 /// Assembled matrices; field names follow the formulation above.
@@ -30,6 +31,8 @@ pub struct Lcs {
     pub h0: DVector<f64>,
     /// The dynamics of a mechanical model (whose first-order matrices are empty).
     pub mech: Option<MechSystem>,
+    /// The nonlinear remainders of a first-order model's rows and outputs.
+    pub nl: Option<Ncs>,
 }
 
 impl Lcs {
@@ -54,6 +57,10 @@ impl Lcs {
             hw: DMatrix::zeros(no, nw),
             h0: DVector::zeros(no),
             mech: model.mechanics.as_ref().map(|m| MechSystem::new(m, nw)),
+            nl: model
+                .nonlinear
+                .as_ref()
+                .map(|n| Ncs::new(n, &model.system, model.np())),
         }
     }
 
@@ -75,6 +82,9 @@ impl Lcs {
         fill(self.g.as_mut_slice(), &s.g, params, "g")?;
         if let (Some(mech), Some(m)) = (&mut self.mech, &model.mechanics) {
             mech.assemble(m, params)?;
+        }
+        if let Some(nl) = &mut self.nl {
+            nl.set_params(params);
         }
         for (i, pair) in model.pairs.iter().enumerate() {
             let (lo, hi) = (pair.lo.eval(params), pair.hi.eval(params));

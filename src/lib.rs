@@ -40,6 +40,7 @@ pub mod lcs;
 pub mod linalg;
 pub mod mechanics;
 pub mod model;
+pub mod ncs;
 pub mod scheme;
 
 #[cfg(feature = "tool")]

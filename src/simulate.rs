@@ -106,6 +106,8 @@ pub struct Trajectory {
     pub rows: Vec<Vec<f64>>,
     /// Why the run ended early (a discarded step), if it did.
     pub failure: Option<String>,
+    /// What the Newton iterations took, for a model with nonlinear dynamics.
+    pub newton: Option<crate::scheme::NewtonStats>,
 }
 
 impl Trajectory {
@@ -254,6 +256,7 @@ pub fn run_with_progress(
         header,
         rows,
         failure,
+        newton: inst.newton_stats().cloned(),
     })
 }
 

@@ -109,6 +109,11 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         .scheme
         .max_step
         .map_or(e.step, |m| e.step / (e.step / m).ceil());
+    if model.nonlinear_dynamics() {
+        super::nonlinear::print(&model, &lcs, &mut stepper, h);
+        return Ok(ExitCode::SUCCESS);
+    }
+    super::nonlinear::print(&model, &lcs, &mut stepper, h);
     match stepper.lcp_matrix(&lcs, h) {
         Ok(m) if m.nrows() > PRINT_LIMIT => {
             println!(

@@ -4,6 +4,7 @@
 mod build;
 mod check;
 mod compare;
+mod nonlinear;
 mod progress;
 mod run_binary;
 mod simulate;

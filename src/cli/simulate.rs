@@ -36,6 +36,10 @@ pub struct Args {
     /// semi-explicit); the file's other scheme settings stay.
     #[arg(long = "scheme", value_name = "METHOD")]
     scheme: Option<String>,
+    /// Print what the steps took on standard error (for nonlinear models, the
+    /// number of Newton iterations per step).
+    #[arg(short, long)]
+    verbose: bool,
     /// Output CSV file (default: standard output, or none when --plot is given).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -142,6 +146,19 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     })?;
     if let Some((path, selection, name)) = &plot_setup {
         plot::write(&trajectory::figure(name, selection, &traj), path)?;
+    }
+    if let (true, Some(n)) = (args.verbose, &traj.newton) {
+        let steps: usize = n.histogram.iter().sum();
+        eprintln!("Newton iterations (LCP solves) per step, over {steps} steps:");
+        let last = n.histogram.len() - 1;
+        for (k, count) in n.histogram.iter().enumerate().filter(|(_, c)| **c > 0) {
+            let more = if k == last { "+" } else { "" };
+            eprintln!("  {k:>2}{more} iterations: {count} steps");
+        }
+        eprintln!(
+            "  line-search halvings: {}; largest scaled residual at acceptance: {:e}",
+            n.backtracks, n.worst_residual
+        );
     }
     if let Some(why) = traj.failure {
         eprintln!("error: the simulation stopped early: {why}");

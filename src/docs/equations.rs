@@ -37,15 +37,7 @@ pub fn number(v: f64) -> String {
 }
 
 fn func_name(f: Func) -> &'static str {
-    match f {
-        Func::Sqrt => "sqrt",
-        Func::Exp => "exp",
-        Func::Log => "log",
-        Func::Sin => "sin",
-        Func::Cos => "cos",
-        Func::Tan => "tan",
-        Func::Abs => "abs",
-    }
+    f.name()
 }
 
 /// `text` wrapped in parentheses when it binds less tightly than `need`.
@@ -57,9 +49,15 @@ fn operand(p: Printed, need: u8) -> String {
     }
 }
 
+/// A nonlinear program as infix text; `vars` names the states, pairs and
+/// inputs in that order.
+pub fn program_text(e: &Expr, params: &[&str], vars: &[&str]) -> String {
+    ops_text(e.ops(), params, vars).text
+}
+
 /// The expression as infix text; `params` names the parameters by index.
 pub fn expr_text(e: &Expr, params: &[&str]) -> String {
-    ops_text(e.ops(), params).text
+    ops_text(e.ops(), params, &[]).text
 }
 
 /// Printed text, its binding strength, and its value when it is a constant.
@@ -82,13 +80,23 @@ fn constant(v: f64) -> Printed {
 /// A postfix program as infix text. Products by 1 and sums with 0 are dropped,
 /// products by 0 vanish: the affine forms extracted from a mechanical model's
 /// force text carry such factors (`k2*1`, `-(k1 + k2)*0`), which its author never wrote.
-fn ops_text(ops: &[Op], params: &[&str]) -> Printed {
+fn ops_text(ops: &[Op], params: &[&str], vars: &[&str]) -> Printed {
     let mut stack: Vec<Printed> = Vec::new();
     for op in ops {
         let item = match *op {
             Op::Const(v) => constant(v),
             Op::Param(i) => Printed {
                 text: params.get(i as usize).unwrap_or(&"?").to_string(),
+                level: ATOM,
+                value: None,
+            },
+            Op::Var(j) => Printed {
+                text: vars.get(j as usize).unwrap_or(&"?").to_string(),
+                level: ATOM,
+                value: None,
+            },
+            Op::Time => Printed {
+                text: "time".into(),
                 level: ATOM,
                 value: None,
             },
@@ -124,6 +132,14 @@ fn ops_text(ops: &[Op], params: &[&str]) -> Printed {
                     _ => {
                         // The right operand of a left-associative operator needs one
                         // level more, so that a - (b - c) keeps its parentheses.
+                        if let Some(name) = b.call_name() {
+                            stack.push(Printed {
+                                text: format!("{name}({}, {})", l.text, r.text),
+                                level: ATOM,
+                                value: None,
+                            });
+                            continue;
+                        }
                         let (sym, level, left, right) = match b {
                             BinOp::Add => (" + ", SUM, SUM, PRODUCT),
                             BinOp::Sub => (" - ", SUM, SUM, PRODUCT),
@@ -132,6 +148,9 @@ fn ops_text(ops: &[Op], params: &[&str]) -> Printed {
                             // The base must be an atom (-a^2 is -(a^2)); the exponent
                             // may be anything from a unary minus up.
                             BinOp::Pow => ("^", 4, ATOM, UNARY),
+                            BinOp::Atan2 | BinOp::Min | BinOp::Max => {
+                                unreachable!("printed as calls above")
+                            }
                         };
                         Printed {
                             text: format!("{}{sym}{}", operand(l, left), operand(r, right)),
@@ -153,8 +172,8 @@ fn term(coef: &Expr, name: &str, params: &[&str]) -> Option<(bool, String)> {
     let ops = coef.ops();
     // A top-level unary minus becomes the term's sign.
     let (negative, printed) = match ops.split_last() {
-        Some((Op::Neg, inner)) => (true, ops_text(inner, params)),
-        _ => (false, ops_text(ops, params)),
+        Some((Op::Neg, inner)) => (true, ops_text(inner, params, &[])),
+        _ => (false, ops_text(ops, params, &[])),
     };
     if let Some(c) = printed.value {
         let body = if name.is_empty() {

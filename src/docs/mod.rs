@@ -14,7 +14,7 @@
 //! table, and the default experiment's plot, run by the same core as the FMU
 //! ([`crate::simulate::run`], inputs held at their start values).
 
-mod equations;
+pub(crate) mod equations;
 mod written;
 
 use crate::fmi2::variables;
@@ -208,6 +208,33 @@ fn matrices(h: &mut String, model: &Model, n: &Names) {
         h.push_str(&value_table(m, rows, cols, &p));
         h.push_str("</div>\n");
     }
+    nonlinear_parts(h, model, n);
+}
+
+/// The nonlinear remainders added to the rows above, as compiled.
+fn nonlinear_parts(h: &mut String, model: &Model, n: &Names) {
+    let Some(nl) = &model.nonlinear else {
+        return;
+    };
+    h.push_str(
+        "<h3>Nonlinear parts</h3>\n<p>Added to the linear rows above; the step differentiates \
+         them by forward-mode automatic differentiation.</p>\n",
+    );
+    let vars: Vec<&str> = (n.states.iter().chain(&n.pairs).chain(&n.inputs))
+        .copied()
+        .collect();
+    let text = |e| equations::program_text(e, &n.params, &vars);
+    let mut lines = Vec::new();
+    for (i, e) in &nl.der {
+        lines.push(format!("{}' += {}", n.states[*i], text(e)));
+    }
+    for (j, e) in &nl.y {
+        lines.push(format!("{} += {}", n.ys[*j], text(e)));
+    }
+    for (k, e) in &nl.outputs {
+        lines.push(format!("{} += {}", model.outputs[*k].name, text(e)));
+    }
+    equation_lines(h, &lines);
 }
 
 /// A bound as its value at the default parameters, with the expression when it has one.
@@ -278,6 +305,16 @@ fn scheme(h: &mut String, model: &Model) {
         writeln!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(&v)).unwrap();
     };
     row("method", format!("{} ({what})", s.method.file_name()));
+    if model.nonlinear_dynamics() {
+        row(
+            "nonlinear step",
+            format!(
+                "Newton–Josephy: one LCP of the linearization per iteration, a line search on the natural residual, convergence when every component is below {} of its terms' size (at most {} iterations)",
+                number(crate::scheme::newton::TOL),
+                crate::scheme::newton::MAX_ITERATIONS
+            ),
+        );
+    }
     if s.method != Method::SemiExplicit && s.method != Method::EventDriven {
         row("theta", number(s.theta));
     }

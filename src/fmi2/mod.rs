@@ -227,7 +227,7 @@ impl Instance {
         self.consistent = true;
         match self
             .stepper
-            .consistent_multipliers(&self.lcs, &self.states, &self.inputs)
+            .consistent_multipliers(&self.lcs, &self.states, &self.inputs, self.time)
         {
             Ok(_) => {
                 self.pairs.copy_from_slice(self.stepper.multipliers());
@@ -301,7 +301,8 @@ impl Instance {
         // common single sub-step runs straight through.
         let mut k = 1;
         loop {
-            if let Err(why) = self.stepper.step(&self.lcs, &self.states, &self.inputs, hs) {
+            let (x, u, w) = (&self.states, &self.pairs, &self.inputs);
+            if let Err(why) = self.stepper.step(&self.lcs, x, u, w, self.time, hs) {
                 return Err(self.failed_step(why, hs, k, n));
             }
             if reports {
@@ -372,6 +373,12 @@ impl Instance {
     /// What the event-driven scheme did in the last step (None for the other schemes).
     pub fn step_report(&self) -> Option<StepReport> {
         self.stepper.event().map(|_| self.last_report)
+    }
+
+    /// Newton iterations per step since initialization (None unless the
+    /// dynamics are nonlinear).
+    pub fn newton_stats(&self) -> Option<&crate::scheme::NewtonStats> {
+        self.stepper.newton_stats()
     }
 
     /// The event-driven scheme's counts since initialization (None for the others).
@@ -457,10 +464,22 @@ impl Instance {
         let row = |m: &nalgebra::DMatrix<f64>, v: &[f64]| {
             m.row(k).iter().zip(v).map(|(a, b)| a * b).sum::<f64>()
         };
-        self.lcs.h0[k]
+        let linear = self.lcs.h0[k]
             + row(&self.lcs.hx, &self.states)
             + row(&self.lcs.hu, &self.pairs)
-            + row(&self.lcs.hw, &self.inputs)
+            + row(&self.lcs.hw, &self.inputs);
+        match &self.lcs.nl {
+            Some(nl) if nl.has_outputs() => {
+                let at = crate::model::program::Point {
+                    x: &self.states,
+                    u: &self.pairs,
+                    w: &self.inputs,
+                    t: self.time,
+                };
+                linear + nl.output(k, &at)
+            }
+            _ => linear,
+        }
     }
 
     /// Sets values; all are checked before any is written, so a refused call changes nothing.

@@ -5,6 +5,14 @@
 //! splits a parsed tree into `constant + sum coeff_j * var_j`, keeping every
 //! coefficient as a tree to be compiled like any matrix entry, and rejects
 //! anything nonlinear with a message that says which construct is at fault.
+//!
+//! [`split`] is the tolerant variant the signal form uses: a subexpression
+//! that is not linear with parameter coefficients (`x1^2*x2`, `cos(w*time)`)
+//! is kept whole in the form's `constant`, which then reads variables or
+//! `time` and becomes a nonlinear program (see [`super::program`]); the linear
+//! terms around it still go into the matrices. A form whose constant is a
+//! parameter tree is exactly what [`affine`] gives, so linear models lower as
+//! they always did.
 
 use super::expr::{err, BinOp, ExprError, Node};
 
@@ -13,6 +21,8 @@ use super::expr::{err, BinOp, ExprError, Node};
 pub enum Symbol {
     Param(usize),
     Var(usize),
+    /// The simulation time: only lookups of the signal form give it.
+    Time,
 }
 
 /// A linear form `constant + sum coeff_j * var_j` whose coefficients are parameter trees.
@@ -97,55 +107,101 @@ impl Affine {
 
 /// Splits `node` into a linear form over variables; `lookup` classifies names.
 pub fn affine(node: &Node, lookup: &dyn Fn(&str) -> Option<Symbol>) -> Result<Affine, ExprError> {
+    form(node, lookup, false)
+}
+
+/// Like [`affine`], but keeps nonlinear subexpressions whole in the constant
+/// instead of refusing them.
+pub fn split(node: &Node, lookup: &dyn Fn(&str) -> Option<Symbol>) -> Result<Affine, ExprError> {
+    form(node, lookup, true)
+}
+
+/// Whether `node` reads no variable and not `time`: a parameter tree.
+pub fn is_parametric(node: &Node, lookup: &dyn Fn(&str) -> Option<Symbol>) -> bool {
+    match node {
+        Node::Num(_) => true,
+        Node::Name(n) => matches!(lookup(n), Some(Symbol::Param(_))),
+        Node::Neg(a) | Node::Call(_, a) => is_parametric(a, lookup),
+        Node::Bin(_, l, r) => is_parametric(l, lookup) && is_parametric(r, lookup),
+    }
+}
+
+fn form(
+    node: &Node,
+    lookup: &dyn Fn(&str) -> Option<Symbol>,
+    tolerant: bool,
+) -> Result<Affine, ExprError> {
     let zero = || Node::Num(0.0);
+    let whole = || Affine::constant(node.clone());
+    // A factor usable as a coefficient: no terms and a parameter tree.
+    let coefficient = |a: &Affine| a.terms.is_empty() && is_parametric(&a.constant, lookup);
     Ok(match node {
-        Node::Num(_) => Affine {
-            constant: node.clone(),
-            terms: vec![],
-        },
+        Node::Num(_) => whole(),
         Node::Name(name) => match lookup(name) {
-            Some(Symbol::Param(_)) => Affine {
-                constant: node.clone(),
-                terms: vec![],
-            },
+            Some(Symbol::Param(_) | Symbol::Time) => whole(),
             Some(Symbol::Var(j)) => Affine {
                 constant: zero(),
                 terms: vec![(j, Node::Num(1.0))],
             },
             None => return err(0, format!("unknown name '{name}'")),
         },
-        Node::Neg(a) => scale(affine(a, lookup)?, &|n| Node::Neg(Box::new(n))),
+        Node::Neg(a) => scale(form(a, lookup, tolerant)?, &|n| Node::Neg(Box::new(n))),
         Node::Bin(op @ (BinOp::Add | BinOp::Sub), l, r) => {
-            affine(l, lookup)?.join(*op, affine(r, lookup)?)
+            form(l, lookup, tolerant)?.join(*op, form(r, lookup, tolerant)?)
         }
         Node::Bin(BinOp::Mul, l, r) => {
-            let (l, r) = (affine(l, lookup)?, affine(r, lookup)?);
-            match (l.terms.is_empty(), r.terms.is_empty()) {
-                (true, _) => scale(r, &|n| {
+            let (l, r) = (form(l, lookup, tolerant)?, form(r, lookup, tolerant)?);
+            if coefficient(&l) || (!tolerant && l.terms.is_empty()) {
+                scale(r, &|n| {
                     Node::Bin(BinOp::Mul, Box::new(l.constant.clone()), Box::new(n))
-                }),
-                (_, true) => scale(l, &|n| {
+                })
+            } else if coefficient(&r) || (!tolerant && r.terms.is_empty()) {
+                scale(l, &|n| {
                     Node::Bin(BinOp::Mul, Box::new(n), Box::new(r.constant.clone()))
-                }),
-                _ => return err(0, "product of two variables is not linear"),
+                })
+            } else if tolerant {
+                whole()
+            } else {
+                return err(0, "product of two variables is not linear");
             }
         }
         Node::Bin(BinOp::Div, l, r) => {
-            let (l, r) = (affine(l, lookup)?, affine(r, lookup)?);
-            if !r.terms.is_empty() {
+            let (l, r) = (form(l, lookup, tolerant)?, form(r, lookup, tolerant)?);
+            if coefficient(&r) || (!tolerant && r.terms.is_empty()) {
+                scale(l, &|n| {
+                    Node::Bin(BinOp::Div, Box::new(n), Box::new(r.constant.clone()))
+                })
+            } else if tolerant {
+                whole()
+            } else {
                 return err(0, "division by a variable is not linear");
             }
-            scale(l, &|n| {
-                Node::Bin(BinOp::Div, Box::new(n), Box::new(r.constant.clone()))
-            })
         }
-        Node::Bin(BinOp::Pow, ..) | Node::Call(..) => {
-            let whole = affine_free(node, lookup)?;
-            Affine {
-                constant: whole,
-                terms: vec![],
+        Node::Bin(BinOp::Pow | BinOp::Atan2 | BinOp::Min | BinOp::Max, ..) | Node::Call(..) => {
+            if tolerant {
+                // Names are checked here, so an unknown one is reported as such.
+                free_of_variables(node, lookup)?;
+                whole()
+            } else {
+                affine_free(node, lookup)?
             }
         }
+    })
+}
+
+/// Whether `node` reads no variable; unknown names are errors.
+fn free_of_variables(
+    node: &Node,
+    lookup: &dyn Fn(&str) -> Option<Symbol>,
+) -> Result<bool, ExprError> {
+    Ok(match node {
+        Node::Num(_) => true,
+        Node::Name(n) => match lookup(n) {
+            Some(s) => !matches!(s, Symbol::Var(_)),
+            None => return err(0, format!("unknown name '{n}'")),
+        },
+        Node::Neg(a) | Node::Call(_, a) => free_of_variables(a, lookup)?,
+        Node::Bin(_, l, r) => free_of_variables(l, lookup)? & free_of_variables(r, lookup)?,
     })
 }
 
@@ -158,24 +214,11 @@ fn scale(mut a: Affine, f: &dyn Fn(Node) -> Node) -> Affine {
 }
 
 /// Powers and functions are linear only when no variable occurs inside them.
-fn affine_free(node: &Node, lookup: &dyn Fn(&str) -> Option<Symbol>) -> Result<Node, ExprError> {
-    match node {
-        Node::Bin(_, l, r) => {
-            affine_free_part(l, lookup)?;
-            affine_free_part(r, lookup)?;
-        }
-        Node::Call(_, x) => affine_free_part(x, lookup)?,
-        _ => {}
+fn affine_free(node: &Node, lookup: &dyn Fn(&str) -> Option<Symbol>) -> Result<Affine, ExprError> {
+    if !free_of_variables(node, lookup)? {
+        return err(0, "a variable inside a power or a function is not linear");
     }
-    Ok(node.clone())
-}
-
-fn affine_free_part(node: &Node, lookup: &dyn Fn(&str) -> Option<Symbol>) -> Result<(), ExprError> {
-    if affine(node, lookup)?.terms.is_empty() {
-        Ok(())
-    } else {
-        err(0, "a variable inside a power or a function is not linear")
-    }
+    Ok(Affine::constant(node.clone()))
 }
 
 #[cfg(test)]
@@ -240,5 +283,30 @@ mod tests {
             .unwrap_err()
             .message
             .contains("unknown name 'q'"));
+    }
+
+    #[test]
+    fn split_keeps_nonlinear_parts_whole() {
+        let lookup = |n: &str| match n {
+            "x" => Some(Symbol::Var(0)),
+            "v" => Some(Symbol::Var(1)),
+            "k" => Some(Symbol::Param(0)),
+            "time" => Some(Symbol::Time),
+            _ => None,
+        };
+        let s = split(&parse("k*x - x^2*v + cos(time)").unwrap(), &lookup).unwrap();
+        assert_eq!(s.terms.len(), 1);
+        assert_eq!(s.terms[0].0, 0);
+        assert!(!is_parametric(&s.constant, &lookup));
+        // A coefficient that reads time is not a coefficient: the product stays whole.
+        let s = split(&parse("time*x + v/k").unwrap(), &lookup).unwrap();
+        assert_eq!(s.terms.len(), 1);
+        assert_eq!(s.terms[0].0, 1);
+        let s = split(&parse("x*(1 - v^2)").unwrap(), &lookup).unwrap();
+        assert!(s.terms.is_empty());
+        let s = split(&parse("2*k*x - v").unwrap(), &lookup).unwrap();
+        assert!(is_parametric(&s.constant, &lookup));
+        assert_eq!(s.terms.len(), 2);
+        assert!(split(&parse("sin(q)").unwrap(), &lookup).is_err());
     }
 }

@@ -38,6 +38,24 @@ impl Model {
                 reads[i].push(k);
             }
         }
+        // A nonlinear remainder reads what its program reads.
+        let (nx, nw) = (self.nx(), self.nw());
+        for (i, program) in self.nonlinear.iter().flat_map(|n| &n.y) {
+            if !algebraic(*i) {
+                continue;
+            }
+            for v in program.variables() {
+                if v >= nx + nu && v - nx - nu < nw {
+                    deps[*i].push(v - nx - nu);
+                } else if v >= nx && v - nx != *i && algebraic(v - nx) {
+                    reads[*i].push(v - nx);
+                }
+            }
+        }
+        for d in &mut deps {
+            d.sort_unstable();
+            d.dedup();
+        }
         // A fixpoint over at most nu rounds: each round settles one more link
         // of the longest chain of reads.
         let mut changed = true;
@@ -63,12 +81,24 @@ impl Model {
     /// For every named output, the inputs it depends on at once, in increasing order.
     pub fn output_feedthrough(&self) -> Vec<Vec<usize>> {
         let pairs = self.pair_feedthrough();
+        let (nx, nu) = (self.nx(), self.nu());
         self.outputs
             .iter()
-            .map(|o| {
+            .enumerate()
+            .map(|(i, o)| {
                 let mut d: Vec<usize> = o.inputs.iter().map(|(j, _)| *j).collect();
                 for (k, _) in &o.pairs {
                     d.extend(&pairs[*k]);
+                }
+                let programs = self.nonlinear.iter().flat_map(|n| &n.outputs);
+                for (_, program) in programs.filter(|(k, _)| *k == i) {
+                    for v in program.variables() {
+                        if v >= nx + nu {
+                            d.push(v - nx - nu);
+                        } else if v >= nx {
+                            d.extend(&pairs[v - nx]);
+                        }
+                    }
                 }
                 d.sort_unstable();
                 d.dedup();

@@ -22,66 +22,7 @@ use std::fmt;
 /// Deepest operand stack an expression may need; keeps evaluation allocation free.
 pub const MAX_STACK: usize = 64;
 
-/// Functions of one argument the language knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Func {
-    Sqrt,
-    Exp,
-    Log,
-    Sin,
-    Cos,
-    Tan,
-    Abs,
-}
-
-impl Func {
-    fn from_name(name: &str) -> Option<Func> {
-        Some(match name {
-            "sqrt" => Func::Sqrt,
-            "exp" => Func::Exp,
-            "log" => Func::Log,
-            "sin" => Func::Sin,
-            "cos" => Func::Cos,
-            "tan" => Func::Tan,
-            "abs" => Func::Abs,
-            _ => return None,
-        })
-    }
-
-    fn apply(self, x: f64) -> f64 {
-        match self {
-            Func::Sqrt => x.sqrt(),
-            Func::Exp => x.exp(),
-            Func::Log => x.ln(),
-            Func::Sin => x.sin(),
-            Func::Cos => x.cos(),
-            Func::Tan => x.tan(),
-            Func::Abs => x.abs(),
-        }
-    }
-}
-
-/// Binary operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-}
-
-impl BinOp {
-    fn apply(self, a: f64, b: f64) -> f64 {
-        match self {
-            BinOp::Add => a + b,
-            BinOp::Sub => a - b,
-            BinOp::Mul => a * b,
-            BinOp::Div => a / b,
-            BinOp::Pow => a.powf(b),
-        }
-    }
-}
+pub use super::functions::{BinOp, Func};
 
 /// A parsed expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -246,16 +187,7 @@ impl Parser<'_> {
                 }
                 let name = std::str::from_utf8(&self.src[begin..self.pos]).unwrap_or("");
                 if self.peek() == Some(b'(') {
-                    let Some(func) = Func::from_name(name) else {
-                        return err(begin + 1, format!("unknown function '{name}'"));
-                    };
-                    self.pos += 1;
-                    let arg = self.sum()?;
-                    if self.peek() != Some(b')') {
-                        return err(begin + 1, format!("'{name}(' is never closed"));
-                    }
-                    self.pos += 1;
-                    return Ok(Node::Call(func, Box::new(arg)));
+                    return self.call(name, begin);
                 }
                 Ok(match name {
                     "pi" => Node::Num(std::f64::consts::PI),
@@ -265,6 +197,42 @@ impl Parser<'_> {
             }
             Some(_) => err(self.pos + 1, format!("unexpected '{}'", self.rest_char())),
         }
+    }
+
+    /// `name(arg)` or `name(a, b)`, the name read and `(` next.
+    fn call(&mut self, name: &str, begin: usize) -> Result<Node, ExprError> {
+        let func = Func::from_name(name);
+        let bin = BinOp::from_call_name(name);
+        if func.is_none() && bin.is_none() {
+            let known: Vec<&str> = super::functions::FUNCS
+                .iter()
+                .map(|(n, _)| *n)
+                .chain(["atan2", "min", "max"])
+                .collect();
+            return err(
+                begin + 1,
+                format!("unknown function '{name}' (known: {})", known.join(" ")),
+            );
+        }
+        self.pos += 1;
+        let arg = self.sum()?;
+        let node = match (func, bin) {
+            (Some(f), _) => Node::Call(f, Box::new(arg)),
+            (None, Some(b)) => {
+                if self.peek() != Some(b',') {
+                    return err(begin + 1, format!("'{name}' takes two arguments"));
+                }
+                self.pos += 1;
+                let second = self.sum()?;
+                Node::Bin(b, Box::new(arg), Box::new(second))
+            }
+            (None, None) => unreachable!("refused above"),
+        };
+        if self.peek() != Some(b')') {
+            return err(begin + 1, format!("'{name}(' is never closed"));
+        }
+        self.pos += 1;
+        Ok(node)
     }
 
     fn number(&mut self) -> Result<Node, ExprError> {
@@ -305,6 +273,11 @@ impl Parser<'_> {
 pub enum Op {
     Const(#[serde(with = "any_f64")] f64),
     Param(u32),
+    /// A variable of a nonlinear program: states, then pairs, then inputs
+    /// (see [`super::program`]); never in a parameter expression.
+    Var(u32),
+    /// The simulation time (nonlinear programs only).
+    Time,
     Neg,
     Bin(BinOp),
     Call(Func),
@@ -379,6 +352,11 @@ impl Expr {
         }
     }
 
+    /// A program from its instructions (the compilers of [`super::program`]).
+    pub(super) fn from_ops(ops: Vec<Op>) -> Expr {
+        Expr { ops }
+    }
+
     /// The postfix program (the documentation page prints it back as infix text).
     pub fn ops(&self) -> &[Op] {
         &self.ops
@@ -403,6 +381,11 @@ impl Expr {
                     stack[top] = params.get(i as usize).copied().unwrap_or(f64::NAN);
                     top += 1;
                 }
+                // Parameter expressions never hold these (is_well_formed refuses them).
+                Op::Var(_) | Op::Time => {
+                    stack[top] = f64::NAN;
+                    top += 1;
+                }
                 Op::Neg => stack[top - 1] = -stack[top - 1],
                 Op::Call(f) => stack[top - 1] = f.apply(stack[top - 1]),
                 Op::Bin(b) => {
@@ -422,11 +405,11 @@ impl Expr {
         })
     }
 
-    fn stack_depth(&self) -> usize {
+    pub(super) fn stack_depth(&self) -> usize {
         let (mut depth, mut max) = (0usize, 0usize);
         for op in &self.ops {
             match op {
-                Op::Const(_) | Op::Param(_) => depth += 1,
+                Op::Const(_) | Op::Param(_) | Op::Var(_) | Op::Time => depth += 1,
                 Op::Bin(_) => depth -= 1,
                 Op::Neg | Op::Call(_) => {}
             }
@@ -484,7 +467,7 @@ fn emit(
 }
 
 /// Evaluates parameter-free subprograms once, so constant entries are stored as plain numbers.
-fn fold_constants(ops: Vec<Op>) -> Vec<Op> {
+pub(super) fn fold_constants(ops: Vec<Op>) -> Vec<Op> {
     let mut out: Vec<Op> = Vec::with_capacity(ops.len());
     for op in ops {
         match op {
@@ -503,7 +486,7 @@ fn fold_constants(ops: Vec<Op>) -> Vec<Op> {
                     continue;
                 }
             }
-            Op::Const(_) | Op::Param(_) => {}
+            Op::Const(_) | Op::Param(_) | Op::Var(_) | Op::Time => {}
         }
         out.push(op);
     }

@@ -21,10 +21,14 @@ mod block_params;
 pub mod blocks;
 mod dependencies;
 pub mod expr;
+pub mod functions;
 #[cfg(feature = "tool")]
 mod mechanical;
+pub mod program;
 #[cfg(feature = "tool")]
 pub mod raw;
+#[cfg(feature = "tool")]
+mod rows;
 #[cfg(feature = "tool")]
 mod settings;
 #[cfg(feature = "tool")]
@@ -394,6 +398,10 @@ pub struct Model {
     /// Requirements on the parameters, checked at initialization.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+    /// The nonlinear remainders of a signal-form model's rows and outputs;
+    /// `None` for a linear model, which then is exactly what it always was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonlinear: Option<program::Nonlinear>,
     /// Known values for `lcsfmu compare` (not compiled into FMUs).
     #[serde(skip)]
     pub reference: Option<Reference>,
@@ -419,6 +427,12 @@ impl Model {
     }
     pub fn np(&self) -> usize {
         self.parameters.len()
+    }
+
+    /// Whether the dynamics are nonlinear or read `time`: the theta step then
+    /// runs a Newton iteration (see `scheme::newton`).
+    pub fn nonlinear_dynamics(&self) -> bool {
+        self.nonlinear.as_ref().is_some_and(|n| n.dynamics())
     }
 
     /// Default parameter values.
@@ -519,6 +533,14 @@ impl Model {
         });
         if !pairs_ok || !outputs_ok {
             return Err("embedded model: bounds or outputs are inconsistent".into());
+        }
+        if let Some(nl) = &self.nonlinear {
+            let rows = (nx, nu, self.outputs.len());
+            if !nl.is_consistent(np, nx + nu + nw, rows)
+                || (nl.dynamics() && self.scheme.method != Method::Theta)
+            {
+                return Err("embedded model: nonlinear programs are inconsistent".into());
+            }
         }
         Ok(())
     }

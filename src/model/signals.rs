@@ -16,6 +16,7 @@ use super::affine::{self, Affine, Symbol};
 use super::block_params::{settings, text_of};
 use super::blocks::{BlockType, Output, Params};
 use super::expr::{self, Expr, Node};
+use super::program::Nonlinear;
 use super::raw::{RawBlock, RawModel, RawPair, RawSystem, RawVariable, Value};
 use super::validate::{MatrixContext, Names, Res, Validator};
 use super::{Block, Condition, ExprMatrix, Pair, System, Variable};
@@ -27,6 +28,8 @@ pub(super) struct Lowered {
     pub system: System,
     pub blocks: Vec<Block>,
     pub conditions: Vec<Condition>,
+    /// The nonlinear remainders of derivatives and pair rows (outputs come later).
+    pub nonlinear: Nonlinear,
 }
 
 /// The parts of a file the signal form reads.
@@ -54,10 +57,9 @@ enum Slot {
     Pair(usize),
 }
 
-const DER_HINT: &str =
-    " (a derivative is linear in states, inputs and block outputs, with parameter coefficients)";
+const DER_HINT: &str = " (a derivative reads states, inputs, block outputs, parameters and time)";
 const INPUT_HINT: &str =
-    " (a block input is linear in states, inputs and block outputs, with parameter coefficients)";
+    " (a block input reads states, inputs, block outputs, parameters and time)";
 
 /// Whether a file uses the signal form.
 pub(super) fn wanted(raw: &RawModel) -> bool {
@@ -207,6 +209,7 @@ impl Validator<'_> {
                 .get(n)
                 .copied()
                 .or_else(|| (ctx.param)(n).map(Symbol::Param))
+                .or_else(|| (n == "time").then_some(Symbol::Time))
         };
 
         // Second pass: one row per state and per pair, with the field that defines it.
@@ -223,13 +226,14 @@ impl Validator<'_> {
             let b = p.raw;
             let input = b.input.as_ref().expect("checked in block_params");
             let e = self.affine_value(&format!("{field}.input"), input, &lookup, INPUT_HINT)?;
-            // Coefficients that are not finite are reported where they were written.
-            self.compile_form(&format!("{field}.input"), &text_of(input), &e, ctx)?;
+            // Coefficients that are not finite, and nonsmooth functions of the
+            // state, are reported where they were written.
+            self.check_row(&format!("{field}.input"), &text_of(input), &e, &lookup, ctx)?;
             let e2 = match &b.input2 {
                 Some(v) => {
                     let at = format!("{field}.input2");
                     let e2 = self.affine_value(&at, v, &lookup, INPUT_HINT)?;
-                    self.compile_form(&at, &text_of(v), &e2, ctx)?;
+                    self.check_row(&at, &text_of(v), &e2, &lookup, ctx)?;
                     Some(e2)
                 }
                 None => None,
@@ -265,9 +269,18 @@ impl Validator<'_> {
             fw: ExprMatrix::zeros(nu, inputs.len()),
             g: ExprMatrix::zeros(nu, 1),
         };
+        let mut nonlinear = Nonlinear::default();
         for (var, row) in rows.into_iter().enumerate() {
             let (form, field, text) = row.expect("every state and pair has a row");
-            let (constant, mut terms) = self.compile_form(&field, &text, &form, ctx)?;
+            let row = self.compile_row(&field, &text, &form, &lookup, ctx)?;
+            let (constant, mut terms) = (row.constant, row.terms);
+            if let Some(program) = row.remainder {
+                if var < nx {
+                    nonlinear.der.push((var, program));
+                } else {
+                    nonlinear.y.push((var - nx, program));
+                }
+            }
             terms.sort_by_key(|(j, _)| *j);
             let (i, [on_x, on_u, on_w, cst]) = if var < nx {
                 (
@@ -297,6 +310,7 @@ impl Validator<'_> {
             system,
             blocks,
             conditions,
+            nonlinear,
         })
     }
 
@@ -321,7 +335,7 @@ impl Validator<'_> {
                     self.expr_error(field, t, e)
                 };
                 let node = expr::parse(t).map_err(err)?;
-                affine::affine(&node, lookup).map_err(err)
+                affine::split(&node, lookup).map_err(err)
             }
         }
     }

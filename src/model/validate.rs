@@ -99,7 +99,8 @@ pub fn from_str_with(
 /// Words that cannot be variable names: the FMU's independent variable and the
 /// names the expression language gives a meaning.
 const RESERVED: &[&str] = &[
-    "time", "pi", "inf", "sqrt", "exp", "log", "sin", "cos", "tan", "abs",
+    "time", "pi", "inf", "sqrt", "exp", "log", "sin", "cos", "tan", "abs", "asin", "acos", "atan",
+    "atan2", "sinh", "cosh", "tanh", "floor", "frac", "step", "min", "max",
 ];
 
 /// Most output coefficients (outputs × variables) a model may have: 80 MB.
@@ -197,6 +198,7 @@ impl Validator<'_> {
 
         let mut blocks = Vec::new();
         let mut conditions = Vec::new();
+        let mut nonlinear = super::program::Nonlinear::default();
         let (states, pairs, system, mechanics) = if mechanical {
             let (states, pairs, mech) = self.mechanics(
                 raw.coordinates,
@@ -222,6 +224,7 @@ impl Validator<'_> {
             };
             let lowered = self.signals(parts, &inputs, &mut names, &ctx)?;
             (blocks, conditions) = (lowered.blocks, lowered.conditions);
+            nonlinear = lowered.nonlinear;
             (lowered.states, lowered.pairs, lowered.system, None)
         } else {
             if raw.mechanics.is_some() {
@@ -250,16 +253,22 @@ impl Validator<'_> {
         for (i, p) in parameters.iter().enumerate() {
             symbols.insert(&p.name, Symbol::Param(i));
         }
-        let lookup = |n: &str| symbols.get(n).copied();
+        // Outputs are evaluated, never stepped: any model's may read time and
+        // be nonlinear.
+        let lookup = |n: &str| {
+            symbols
+                .get(n)
+                .copied()
+                .or_else(|| (n == "time").then_some(Symbol::Time))
+        };
         let mut outputs = Vec::new();
         for (i, o) in raw.outputs.into_iter().enumerate() {
-            outputs.push(self.output(
-                &format!("outputs[{i}].value"),
-                o,
-                &lookup,
-                &ctx,
-                (nx, nu),
-            )?);
+            let (out, remainder) =
+                self.output(&format!("outputs[{i}].value"), o, &lookup, &ctx, (nx, nu))?;
+            if let Some(program) = remainder {
+                nonlinear.outputs.push((i, program));
+            }
+            outputs.push(out);
         }
 
         // Output rows are stored densely over all variables; a template can ask
@@ -285,7 +294,21 @@ impl Validator<'_> {
             }
         }
         let reference = self.reference(raw.reference.take(), &experiment, &names)?;
-        Ok(Model {
+        if nonlinear.dynamics() && scheme.method != Method::Theta {
+            let what = match (nonlinear.der.first(), nonlinear.y.first()) {
+                (Some((i, _)), _) => format!("the derivative of {}", states[*i].name),
+                (None, Some((j, _))) => format!("the relation of {}", pairs[*j].name),
+                (None, None) => unreachable!("dynamics() holds"),
+            };
+            return self.fail(
+                "scheme.method",
+                format!(
+                    "{what} is nonlinear or reads time: only the theta method steps such models for now (the event-driven scheme needs linear modes)"
+                ),
+            );
+        }
+        let nonlinear = (nonlinear != super::program::Nonlinear::default()).then_some(nonlinear);
+        let model = Model {
             name: raw.model.name,
             description: raw.model.description,
             parameters,
@@ -300,7 +323,30 @@ impl Validator<'_> {
             blocks,
             conditions,
             reference,
-        })
+            nonlinear,
+        };
+        self.nonlinear_feedthrough(&model)?;
+        Ok(model)
+    }
+
+    /// Refuses a nonlinear block relation that an input reaches at once: the
+    /// FMU re-solves such relations when an input is set with the linear
+    /// equations only (see `fmi2::feedthrough`).
+    fn nonlinear_feedthrough(&self, model: &Model) -> Res<()> {
+        let Some(nl) = &model.nonlinear else {
+            return Ok(());
+        };
+        let deps = model.pair_feedthrough();
+        if let Some((j, _)) = nl.y.iter().find(|(j, _)| !deps[*j].is_empty()) {
+            return self.fail(
+                "inputs",
+                format!(
+                    "the block relation of {} is nonlinear and follows an input at once; such direct feedthrough is linear only for now (feed the input through a state, or write the relation linearly)",
+                    model.pairs[*j].name
+                ),
+            );
+        }
+        Ok(())
     }
 
     fn variables(
@@ -457,6 +503,10 @@ impl Validator<'_> {
     }
 
     pub(super) fn expr_error(&self, field: &str, text: &str, e: expr::ExprError) -> ModelError {
+        let mut e = e;
+        if e.message.starts_with("unknown name 'time'") {
+            e.message = "time is not known here: start values, parameters, bounds and mechanical forces are fixed before the simulation runs (time may appear in a first-order state's der, a block's input and a named output)".into();
+        }
         ModelError {
             file: self.file.into(),
             field: field.into(),
@@ -570,6 +620,7 @@ impl Validator<'_> {
         Ok(m)
     }
 
+    /// A named output and its nonlinear remainder, if any.
     fn output(
         &self,
         field: &str,
@@ -577,8 +628,11 @@ impl Validator<'_> {
         lookup: &dyn Fn(&str) -> Option<Symbol>,
         ctx: &MatrixContext,
         (nx, nu): (usize, usize),
-    ) -> Res<Output> {
-        let (constant, terms) = self.linear_form(field, &o.value, lookup, ctx, "")?;
+    ) -> Res<(Output, Option<Expr>)> {
+        let node = expr::parse(&o.value).map_err(|e| self.expr_error(field, &o.value, e))?;
+        let form = affine::split(&node, lookup).map_err(|e| self.expr_error(field, &o.value, e))?;
+        let row = self.compile_row(field, &o.value, &form, lookup, ctx)?;
+        let (constant, terms, remainder) = (row.constant, row.terms, row.remainder);
         let mut out = Output {
             name: o.name,
             description: o.description,
@@ -596,7 +650,7 @@ impl Validator<'_> {
                 j => out.inputs.push((j - nx - nu, c)),
             }
         }
-        Ok(out)
+        Ok((out, remainder))
     }
 
     /// Compiles `text`, linear in the variables `lookup` knows, into its constant

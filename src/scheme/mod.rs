@@ -15,12 +15,15 @@ pub mod dims;
 pub mod event;
 mod mechanical;
 mod mode;
+pub mod newton;
 mod projection;
+mod residual;
 mod rk;
 mod theta;
 
 pub use event::{EventStepper, StepReport};
 pub use mechanical::MechStepper;
+pub use newton::{NewtonStats, NewtonStepper};
 pub use theta::ThetaStepper;
 
 use crate::lcp::{self, Bound};
@@ -47,12 +50,34 @@ pub enum StepError {
     StepTooSmall { h: f64 },
     /// The mode at the start is not an ODE (its free pairs' equations are singular).
     SingularMode,
+    /// The Newton iteration of a nonlinear step did not converge: after
+    /// `iterations` LCP solves the largest scaled residual was `residual`;
+    /// `line_search` when no step length decreased the residual.
+    Newton {
+        iterations: usize,
+        residual: f64,
+        line_search: bool,
+    },
 }
 
 impl std::fmt::Display for StepError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StepError::NotFinite => write!(f, "the new state is not finite"),
+            StepError::Newton {
+                iterations,
+                residual,
+                line_search,
+            } => write!(
+                f,
+                "the Newton iteration did not converge: {} after {iterations} iterations (LCP solves), largest scaled residual {residual:e} (tolerance {:e})",
+                if *line_search {
+                    "the line search found no decrease of the residual"
+                } else {
+                    "no convergence"
+                },
+                newton::TOL
+            ),
             StepError::StepTooSmall { h } => write!(
                 f,
                 "the event-driven step size fell to {h:e}: the tolerances cannot be met"
@@ -174,6 +199,8 @@ pub enum Stepper {
     Theta(ThetaStepper),
     Mechanical(MechStepper),
     Event(EventStepper),
+    /// The theta-method on a model with nonlinear dynamics or sources in time.
+    Newton(NewtonStepper),
 }
 
 macro_rules! each {
@@ -182,6 +209,7 @@ macro_rules! each {
             Stepper::Theta($s) => $e,
             Stepper::Mechanical($s) => $e,
             Stepper::Event($s) => $e,
+            Stepper::Newton($s) => $e,
         }
     };
 }
@@ -189,6 +217,13 @@ macro_rules! each {
 impl Stepper {
     /// Workspace for `model`'s scheme; `lcs` must be [`Lcs::new`] of the same model.
     pub fn new(model: &Model, lcs: &Lcs) -> Self {
+        if model.nonlinear_dynamics() {
+            return Stepper::Newton(NewtonStepper::new(
+                model.nx(),
+                model.nu(),
+                model.scheme.theta,
+            ));
+        }
         match (&lcs.mech, model.scheme.method) {
             (None, Method::EventDriven) => Stepper::Event(EventStepper::new(
                 model.nx(),
@@ -215,7 +250,7 @@ impl Stepper {
     pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
         match self {
             Stepper::Theta(s) => s.specialize::<NX, NU, NW>(),
-            Stepper::Mechanical(_) | Stepper::Event(_) => false,
+            Stepper::Mechanical(_) | Stepper::Event(_) | Stepper::Newton(_) => false,
         }
     }
 
@@ -245,16 +280,41 @@ impl Stepper {
         each!(self, s => s.restore(cached_step, active_set))
     }
 
-    /// One step of size `h` from state `x` with inputs `w`. Step sizes within
-    /// [`SAME_STEP`] of the cached one reuse its matrices.
+    /// One step of size `h` from state `x` and multipliers `u` at time `t`
+    /// with inputs `w`. Step sizes within [`SAME_STEP`] of the cached one
+    /// reuse its matrices. Only the nonlinear step reads `u` (its Newton
+    /// iteration starts there) and `t` (sources in time).
     pub fn step(
         &mut self,
         lcs: &Lcs,
         x: &[f64],
+        u: &[f64],
         w: &[f64],
+        t: f64,
         h: f64,
     ) -> Result<lcp::Info, StepError> {
-        each!(self, s => s.step(lcs, x, w, h))
+        match self {
+            Stepper::Theta(s) => s.step(lcs, x, w, h),
+            Stepper::Mechanical(s) => s.step(lcs, x, w, h),
+            Stepper::Event(s) => s.step(lcs, x, w, h),
+            Stepper::Newton(s) => s.step(lcs, x, u, w, t, h),
+        }
+    }
+
+    /// What the Newton iterations took since initialization (nonlinear models only).
+    pub fn newton_stats(&self) -> Option<&NewtonStats> {
+        match self {
+            Stepper::Newton(s) => Some(&s.stats),
+            _ => None,
+        }
+    }
+
+    /// The Newton stepper, when the model is nonlinear.
+    pub fn newton(&mut self) -> Option<&mut NewtonStepper> {
+        match self {
+            Stepper::Newton(s) => Some(s),
+            _ => None,
+        }
     }
 
     /// Moves the result of the last step into `x` and `u` (by swapping buffers).
@@ -284,19 +344,35 @@ impl Stepper {
         each!(self, s => &s.u_next)
     }
 
-    /// The multipliers consistent with `x` and `w` at one instant, reported before
+    /// The multipliers consistent with `x` and `w` at time `t`, reported before
     /// the first step.
     pub fn consistent_multipliers(
         &mut self,
         lcs: &Lcs,
         x: &[f64],
         w: &[f64],
+        t: f64,
     ) -> Result<lcp::Info, StepError> {
-        each!(self, s => s.consistent_multipliers(lcs, x, w))
+        match self {
+            Stepper::Theta(s) => s.consistent_multipliers(lcs, x, w),
+            Stepper::Mechanical(s) => s.consistent_multipliers(lcs, x, w),
+            Stepper::Event(s) => s.consistent_multipliers(lcs, x, w),
+            Stepper::Newton(s) => s.consistent_multipliers(lcs, x, w, t),
+        }
     }
 
-    /// The LCP matrix of a step of size `h` (for inspection).
+    /// The LCP matrix of a step of size `h` (for inspection); for a nonlinear
+    /// model, of the first Newton iteration from the zero state at `t = 0`
+    /// (`lcsfmu check` asks [`NewtonStepper::lcp_matrix`] at the start values).
     pub fn lcp_matrix(&mut self, lcs: &Lcs, h: f64) -> Result<DMatrix<f64>, StepError> {
-        each!(self, s => s.lcp_matrix(lcs, h))
+        match self {
+            Stepper::Theta(s) => s.lcp_matrix(lcs, h),
+            Stepper::Mechanical(s) => s.lcp_matrix(lcs, h),
+            Stepper::Event(s) => s.lcp_matrix(lcs, h),
+            Stepper::Newton(s) => {
+                let (x, w) = (vec![0.0; lcs.a.nrows()], vec![0.0; lcs.e.ncols()]);
+                s.lcp_matrix(lcs, &x, &w, h)
+            }
+        }
     }
 }

@@ -6,6 +6,8 @@
 //! - `models`       every bundled model against validation.md (through `simulate`)
 //! - `instance`     the FMI life cycle: illegal calls, bad values, failed steps,
 //!   FMU-state replay and serialization, reset, zero-allocation steps
+//! - `nonlinear`    the Newton step: sources in time against input tables, convergence
+//!   order, line search, failed steps, FMU-state replay
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
 //! - `description`  modelDescription.xml: golden file and structural rules
 //! - `coupled`      the coupled bead column (dense contact LCP, N = 100): every step solved
@@ -73,6 +75,7 @@ mod log_capture;
 mod mechanics;
 mod model_errors;
 mod models;
+mod nonlinear;
 mod numeric;
 mod plot;
 mod tiny_steps;

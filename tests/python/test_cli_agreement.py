@@ -63,6 +63,10 @@ CASES = [
                                           comm_times(start, stop, h))),
     ("pwa-k2", "pwa_feedback", {"stop": 20.0, "step": 0.01}, {"k2": 0.1}, None),
     ("helix-default", "square_helix", {}, {}, None),
+    ("vdp-h0.02", "vdp_saturation", {"stop": 20.0, "step": 0.02}, {}, None),
+    ("vdp-mu2-h0.02", "vdp_saturation", {"stop": 10.0, "step": 0.02}, {"mu": 2.0}, None),
+    ("bridge-h1e-5", "diode_bridge_source", {"stop": 0.01, "step": 1e-5}, {}, None),
+    ("buck-d0.3", "buck_pwm", {"stop": 0.001, "step": 1e-6}, {"d": 0.3}, None),
 ]
 
 

@@ -56,6 +56,10 @@ CASES = {
     "zero_crossing": (0.01, 600, 100, {"latch": 1.0}, lambda t: {"s": math.sin(t - 3.0)}),
     # sticks after the snapshot
     "friction_block": (0.01, 400, 50, {"Fc": 1.5, "v": 2.0}, None),
+    # the Newton step: the snapshot carries the iterate's start (state,
+    # multipliers) and the LCP's active set
+    "vdp_saturation": (0.01, 600, 150, {"mu": 1.5}, None),
+    "buck_pwm": (1e-6, 600, 150, {"d": 0.4}, None),
 }
 MODELS = list(CASES)
 

@@ -1,0 +1,488 @@
+//! Nonlinear programs: expressions over parameters, variables and `time`.
+//!
+//! A state's derivative, a block's input or a named output that is not linear
+//! in the variables (`mu*(1 - x1^2)*x2`, `Vm*cos(w*time)`) is kept as the same
+//! postfix program parameter expressions compile to, with two more operands:
+//! [`Op::Var`] (states, then pairs, then inputs, the order of
+//! `validate::variable_symbols`) and [`Op::Time`]. The step evaluates them at
+//! run time, with parameters fixed at initialization:
+//!
+//! - [`Expr::eval_at`]: the value;
+//! - [`Expr::eval_tangent`]: value and derivative along one variable, by
+//!   forward-mode automatic differentiation with dual numbers `(v, dv)`
+//!   pushed through the program (never finite differences). Written here
+//!   rather than taken from `num-dual`: the program is our own postfix code,
+//!   a dual here is two `f64` on a fixed stack, and every derivative rule sits
+//!   beside its function in [`super::functions`];
+//! - [`Expr::eval_magnitude`]: the value and the size of its terms (sums
+//!   add magnitudes), which scales the Newton iteration's convergence test.
+//!
+//! All three run on a stack of [`MAX_STACK`] entries: no allocation.
+
+use super::expr::{err, BinOp, Expr, ExprError, Node, Op, MAX_STACK};
+use serde::{Deserialize, Serialize};
+
+/// Where a program is evaluated: the variables (states, pairs, inputs, read
+/// in place rather than gathered into one vector) and the time.
+#[derive(Clone, Copy, Debug)]
+pub struct Point<'a> {
+    pub x: &'a [f64],
+    pub u: &'a [f64],
+    pub w: &'a [f64],
+    pub t: f64,
+}
+
+impl Point<'_> {
+    /// Variable `j` of the order states, pairs, inputs (NaN when out of range).
+    #[inline]
+    pub fn var(&self, j: usize) -> f64 {
+        let (nx, nu) = (self.x.len(), self.u.len());
+        if j < nx {
+            self.x[j]
+        } else if j < nx + nu {
+            self.u[j - nx]
+        } else {
+            self.w.get(j - nx - nu).copied().unwrap_or(f64::NAN)
+        }
+    }
+}
+
+/// What a name in a nonlinear program stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    Param(usize),
+    Var(usize),
+    Time,
+}
+
+/// The nonlinear parts of a first-order model, added to its linear rows:
+/// `x' = A x + B u + E w + f + φ(x, u, w, t)`, `y = C x + D u + F w + g + ψ(...)`,
+/// outputs `z = Hx x + ... + χ(...)`. Each entry is `(row, program)`, rows
+/// increasing; a row without an entry is linear.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Nonlinear {
+    pub der: Vec<(usize, Expr)>,
+    pub y: Vec<(usize, Expr)>,
+    pub outputs: Vec<(usize, Expr)>,
+}
+
+impl Nonlinear {
+    /// Whether the dynamics (not only outputs) are nonlinear: the step then
+    /// needs the Newton iteration.
+    pub fn dynamics(&self) -> bool {
+        !self.der.is_empty() || !self.y.is_empty()
+    }
+
+    /// Whether every program is well formed over `np` parameters and `nv`
+    /// variables and every row is below its bound.
+    pub fn is_consistent(&self, np: usize, nv: usize, (nx, nu, no): (usize, usize, usize)) -> bool {
+        let ok = |list: &[(usize, Expr)], rows: usize| {
+            list.iter()
+                .all(|(i, e)| *i < rows && e.is_well_formed_program(np, nv))
+        };
+        ok(&self.der, nx) && ok(&self.y, nu) && ok(&self.outputs, no)
+    }
+}
+
+/// Whether `node` reads a variable (a name `lookup` maps to [`Operand::Var`]).
+pub fn reads_variable(node: &Node, lookup: &dyn Fn(&str) -> Option<Operand>) -> bool {
+    match node {
+        Node::Num(_) => false,
+        Node::Name(n) => matches!(lookup(n), Some(Operand::Var(_))),
+        Node::Neg(a) | Node::Call(_, a) => reads_variable(a, lookup),
+        Node::Bin(_, l, r) => reads_variable(l, lookup) || reads_variable(r, lookup),
+    }
+}
+
+/// Whether `node` reads a variable or `time`: it is not a parameter expression.
+pub fn reads_state_or_time(node: &Node, lookup: &dyn Fn(&str) -> Option<Operand>) -> bool {
+    match node {
+        Node::Num(_) => false,
+        Node::Name(n) => matches!(lookup(n), Some(Operand::Var(_) | Operand::Time)),
+        Node::Neg(a) | Node::Call(_, a) => reads_state_or_time(a, lookup),
+        Node::Bin(_, l, r) => reads_state_or_time(l, lookup) || reads_state_or_time(r, lookup),
+    }
+}
+
+/// The block a nonsmooth function of the state should be written with.
+fn block_for(name: &str) -> &'static str {
+    match name {
+        "abs" => "an abs block",
+        "min" => "a min block",
+        "max" => "a max block",
+        _ => "a relay, pwa or saturation block (or a switch written as complementarity)",
+    }
+}
+
+/// Refuses a nonsmooth function whose argument reads a variable.
+fn check_smooth(node: &Node, lookup: &dyn Fn(&str) -> Option<Operand>) -> Result<(), ExprError> {
+    match node {
+        Node::Num(_) | Node::Name(_) => Ok(()),
+        Node::Neg(a) => check_smooth(a, lookup),
+        Node::Call(f, a) => {
+            if f.nonsmooth() && reads_variable(a, lookup) {
+                let name = f.name();
+                return err(
+                    0,
+                    format!(
+                        "{name}(...) of a state, input or block output is not smooth: use {} instead (nonsmoothness in the state belongs in complementarity, where each step solves it exactly); {name} of parameters and time is allowed",
+                        block_for(name)
+                    ),
+                );
+            }
+            check_smooth(a, lookup)
+        }
+        Node::Bin(b, l, r) => {
+            if b.nonsmooth() && (reads_variable(l, lookup) || reads_variable(r, lookup)) {
+                let name = b.call_name().unwrap_or("?");
+                return err(
+                    0,
+                    format!(
+                        "{name}(...) of a state, input or block output is not smooth: use {} instead; {name} of parameters and time is allowed",
+                        block_for(name)
+                    ),
+                );
+            }
+            check_smooth(l, lookup)?;
+            check_smooth(r, lookup)
+        }
+    }
+}
+
+impl Expr {
+    /// Compiles a tree over parameters, variables and `time`, refusing
+    /// nonsmooth functions of variables.
+    pub fn compile_program(
+        node: &Node,
+        lookup: &dyn Fn(&str) -> Option<Operand>,
+    ) -> Result<Expr, ExprError> {
+        check_smooth(node, lookup)?;
+        let mut ops = Vec::new();
+        emit(node, lookup, &mut ops)?;
+        let expr = Expr::from_ops(super::expr::fold_constants(ops));
+        if expr.stack_depth() > MAX_STACK {
+            return err(0, "expression too large");
+        }
+        Ok(expr)
+    }
+
+    /// Whether the program is well formed over `np` parameters and `nv` variables.
+    pub fn is_well_formed_program(&self, np: usize, nv: usize) -> bool {
+        let mut depth = 0usize;
+        for op in self.ops() {
+            match *op {
+                Op::Const(_) | Op::Time => depth += 1,
+                Op::Param(i) if (i as usize) < np => depth += 1,
+                Op::Var(j) if (j as usize) < nv => depth += 1,
+                Op::Neg | Op::Call(_) if depth >= 1 => {}
+                Op::Bin(_) if depth >= 2 => depth -= 1,
+                _ => return false,
+            }
+            if depth > MAX_STACK {
+                return false;
+            }
+        }
+        depth == 1
+    }
+
+    /// The variables the program reads, increasing, each once.
+    pub fn variables(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .ops()
+            .iter()
+            .filter_map(|op| match op {
+                Op::Var(j) => Some(*j as usize),
+                _ => None,
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// Whether the program reads `time`.
+    pub fn reads_time(&self) -> bool {
+        self.ops().iter().any(|op| matches!(op, Op::Time))
+    }
+
+    /// The deepest stack the program needs (callers that evaluate it often
+    /// keep this and pick a small stack, see [`Expr::eval_tangent_in`]).
+    pub fn depth(&self) -> usize {
+        self.stack_depth()
+    }
+
+    /// The value at parameters `p` and point `at`; never allocates.
+    pub fn eval_at(&self, p: &[f64], at: &Point) -> f64 {
+        self.eval_tangent(p, at, u32::MAX).0
+    }
+
+    /// The value and its derivative with respect to variable `seed`
+    /// (forward mode: each stack entry is a dual number `(value, tangent)`).
+    pub fn eval_tangent(&self, p: &[f64], at: &Point, seed: u32) -> (f64, f64) {
+        self.eval_tangent_in::<MAX_STACK>(p, at, seed)
+    }
+
+    /// [`Expr::eval_tangent`] on a stack of `N` entries, which must be at
+    /// least [`Expr::depth`]: a step evaluates its programs many times, and
+    /// clearing a stack of [`MAX_STACK`] pairs would cost more than most
+    /// programs.
+    pub fn eval_tangent_in<const N: usize>(&self, p: &[f64], at: &Point, seed: u32) -> (f64, f64) {
+        let mut stack = [(0.0f64, 0.0f64); N];
+        let mut top = 0usize;
+        for op in self.ops() {
+            match *op {
+                Op::Const(c) => {
+                    stack[top] = (c, 0.0);
+                    top += 1;
+                }
+                Op::Param(i) => {
+                    stack[top] = (p.get(i as usize).copied().unwrap_or(f64::NAN), 0.0);
+                    top += 1;
+                }
+                Op::Var(j) => {
+                    let x = at.var(j as usize);
+                    stack[top] = (x, if j == seed { 1.0 } else { 0.0 });
+                    top += 1;
+                }
+                Op::Time => {
+                    stack[top] = (at.t, 0.0);
+                    top += 1;
+                }
+                Op::Neg => {
+                    let (a, da) = stack[top - 1];
+                    stack[top - 1] = (-a, -da);
+                }
+                Op::Call(f) => {
+                    let (a, da) = stack[top - 1];
+                    let value = f.apply(a);
+                    let d = if da == 0.0 {
+                        0.0
+                    } else {
+                        f.derivative(a, value) * da
+                    };
+                    stack[top - 1] = (value, d);
+                }
+                Op::Bin(b) => {
+                    top -= 1;
+                    let ((a, da), (c, dc)) = (stack[top - 1], stack[top]);
+                    let value = apply(b, a, c);
+                    let d = if da == 0.0 && dc == 0.0 {
+                        0.0
+                    } else {
+                        b.derivative(a, c, value, da, dc)
+                    };
+                    stack[top - 1] = (value, d);
+                }
+            }
+        }
+        stack[0]
+    }
+
+    /// The value and the magnitude of its terms: `|a| + |b|` for sums and
+    /// differences, products and quotients of magnitudes, and the value's
+    /// own size for functions. Rounding in the value is of the order of
+    /// `eps` times this magnitude, which is what a scale-invariant
+    /// convergence test compares residuals with.
+    pub fn eval_magnitude(&self, p: &[f64], at: &Point) -> (f64, f64) {
+        self.eval_magnitude_in::<MAX_STACK>(p, at)
+    }
+
+    /// [`Expr::eval_magnitude`] on a stack of `N >= depth` entries.
+    pub fn eval_magnitude_in<const N: usize>(&self, p: &[f64], at: &Point) -> (f64, f64) {
+        let mut stack = [(0.0f64, 0.0f64); N];
+        let mut top = 0usize;
+        for op in self.ops() {
+            let push = match *op {
+                Op::Const(c) => Some(c),
+                Op::Param(i) => Some(p.get(i as usize).copied().unwrap_or(f64::NAN)),
+                Op::Var(j) => Some(at.var(j as usize)),
+                Op::Time => Some(at.t),
+                _ => None,
+            };
+            if let Some(x) = push {
+                stack[top] = (x, x.abs());
+                top += 1;
+                continue;
+            }
+            match *op {
+                Op::Neg => stack[top - 1].0 = -stack[top - 1].0,
+                Op::Call(f) => {
+                    let value = f.apply(stack[top - 1].0);
+                    stack[top - 1] = (value, value.abs());
+                }
+                Op::Bin(b) => {
+                    top -= 1;
+                    let ((a, ma), (c, mc)) = (stack[top - 1], stack[top]);
+                    let value = apply(b, a, c);
+                    let m = match b {
+                        BinOp::Add | BinOp::Sub => ma + mc,
+                        BinOp::Mul => ma * mc,
+                        BinOp::Div => ma / c.abs(),
+                        _ => value.abs(),
+                    };
+                    stack[top - 1] = (value, m);
+                }
+                _ => {}
+            }
+        }
+        stack[0]
+    }
+}
+
+/// `a op b`, with the square as one product: `x^2` is the commonest power in
+/// models and `powf` costs a hundred instructions for it (the product is the
+/// correctly rounded square, as `powf` returns it).
+#[inline]
+fn apply(b: BinOp, a: f64, c: f64) -> f64 {
+    if b == BinOp::Pow && c == 2.0 {
+        a * a
+    } else {
+        b.apply(a, c)
+    }
+}
+
+fn emit(
+    node: &Node,
+    lookup: &dyn Fn(&str) -> Option<Operand>,
+    ops: &mut Vec<Op>,
+) -> Result<(), ExprError> {
+    match node {
+        Node::Num(v) => ops.push(Op::Const(*v)),
+        Node::Name(name) => ops.push(match lookup(name) {
+            Some(Operand::Param(i)) => Op::Param(i as u32),
+            Some(Operand::Var(j)) => Op::Var(j as u32),
+            Some(Operand::Time) => Op::Time,
+            None => return err(0, format!("unknown name '{name}'")),
+        }),
+        Node::Neg(a) => {
+            emit(a, lookup, ops)?;
+            ops.push(Op::Neg);
+        }
+        Node::Call(f, a) => {
+            emit(a, lookup, ops)?;
+            ops.push(Op::Call(*f));
+        }
+        Node::Bin(b, l, r) => {
+            emit(l, lookup, ops)?;
+            emit(r, lookup, ops)?;
+            ops.push(Op::Bin(*b));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::expr::parse;
+
+    fn program(src: &str) -> Result<Expr, ExprError> {
+        let lookup = |n: &str| match n {
+            "x" => Some(Operand::Var(0)),
+            "y" => Some(Operand::Var(1)),
+            "k" => Some(Operand::Param(0)),
+            "time" => Some(Operand::Time),
+            _ => None,
+        };
+        Expr::compile_program(&parse(src)?, &lookup)
+    }
+
+    /// Forward-mode derivatives agree with the closed forms.
+    #[test]
+    fn tangents_match_closed_forms() {
+        let (p, v) = ([2.0], [0.3, -1.7]);
+        let at = Point {
+            x: &v,
+            u: &[],
+            w: &[],
+            t: 0.25,
+        };
+        let cases: [(&str, f64, f64); 8] = [
+            ("k*x^3 - y", 2.0 * 0.3f64.powi(3) + 1.7, 6.0 * 0.09),
+            (
+                "sin(x)*cos(y)",
+                0.3f64.sin() * (-1.7f64).cos(),
+                0.3f64.cos() * (-1.7f64).cos(),
+            ),
+            ("exp(k*x)/(1 + x^2)", (0.6f64).exp() / 1.09, {
+                let (e, d) = ((0.6f64).exp(), 1.09);
+                (2.0 * e * d - e * 0.6) / (d * d)
+            }),
+            ("atan2(y, x)", (-1.7f64).atan2(0.3), 1.7 / (0.09 + 2.89)),
+            ("sqrt(x + 1)*tanh(x)", 1.3f64.sqrt() * 0.3f64.tanh(), {
+                let (s, th) = (1.3f64.sqrt(), 0.3f64.tanh());
+                0.5 / s * th + s * (1.0 - th * th)
+            }),
+            (
+                "log(x)+asin(x)+acos(x)+atan(x)",
+                0.3f64.ln() + std::f64::consts::FRAC_PI_2 + 0.3f64.atan(),
+                1.0 / 0.3 + 1.0 / 1.09,
+            ),
+            (
+                "sinh(x)*cosh(x)",
+                0.3f64.sinh() * 0.3f64.cosh(),
+                (0.6f64).cosh(),
+            ),
+            (
+                "x*step(time - 0.1) + frac(time*10)*floor(time+1)",
+                0.3 + (2.5f64 - 2.0),
+                1.0,
+            ),
+        ];
+        for (src, value, dx) in cases {
+            let e = program(src).unwrap();
+            assert!(e.is_well_formed_program(1, 2), "{src}");
+            let (v0, d0) = e.eval_tangent(&p, &at, 0);
+            assert!(
+                (v0 - value).abs() <= 1e-12 * value.abs().max(1.0),
+                "{src}: {v0} vs {value}"
+            );
+            assert!(
+                (d0 - dx).abs() <= 1e-12 * dx.abs().max(1.0),
+                "{src}: {d0} vs {dx}"
+            );
+            assert_eq!(e.eval_at(&p, &at), v0);
+        }
+        let e = program("x*y^2").unwrap();
+        assert_eq!(e.eval_tangent(&p, &at, 1).1, 2.0 * 0.3 * -1.7);
+        assert_eq!(e.variables(), vec![0, 1]);
+        assert!(!e.is_well_formed_program(1, 1));
+    }
+
+    #[test]
+    fn magnitudes_add_over_sums() {
+        let e = program("x - 0.3 + k*y").unwrap();
+        let at = Point {
+            x: &[0.3],
+            u: &[1.0],
+            w: &[],
+            t: 0.0,
+        };
+        let (value, m) = e.eval_magnitude(&[2.0], &at);
+        assert_eq!(value, 2.0);
+        assert!((m - 2.6).abs() < 1e-15);
+    }
+
+    #[test]
+    fn nonsmooth_functions_of_variables_are_refused() {
+        for (src, block) in [
+            ("abs(x)", "abs block"),
+            ("max(x, 0)", "max block"),
+            ("min(k, y)", "min block"),
+            ("step(x - 1)", "relay"),
+            ("floor(y)", "relay"),
+            ("frac(2*x)", "relay"),
+        ] {
+            let e = program(src).unwrap_err();
+            assert!(e.message.contains(block), "{src}: {}", e.message);
+        }
+        for src in [
+            "abs(k)",
+            "max(time, k)",
+            "step(k - frac(time/k))",
+            "floor(time)",
+        ] {
+            assert!(program(src).is_ok(), "{src}");
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! The theta-method on a nonlinear first-order model: one step is a
+//! nonlinear complementarity problem, solved by a Newton–Josephy iteration.
+//!
+//! The step (sources θ-weighted in `f`, taken at the step's end in `c`, the
+//! multipliers acting over the whole step, as Siconos' EulerMoreauOSI does):
+//! `R(x⁺, u⁺) = x⁺ - x - h [θ f(x⁺, u⁺, w, t+h) + (1-θ) f(x, u⁺, w, t)] = 0`,
+//! `lo <= u⁺ <= hi ⟂ y⁺ = c(x⁺, u⁺, w, t+h)`. For linear `f` and `c` this is
+//! the linear theta step ([`super::ThetaStepper`]) exactly.
+//!
+//! Each iteration linearizes at the iterate `(x̄, ū)`:
+//! `J_x Δx + J_u Δu = -R` with `J_x = I - hθ ∂f/∂x`,
+//! `J_u = -h [θ ∂f/∂u(x̄) + (1-θ) ∂f/∂u(x)]`, eliminates `Δx` and solves one
+//! box LCP for `u⁺`: `y = M u⁺ + q`, `M = C_u - C_x J_x⁻¹ J_u`,
+//! `q = c - C_x J_x⁻¹ R - M ū` (Josephy's method: the complementarity is kept
+//! exact in the linearization, so a linear model takes one iteration). The
+//! LCP is the verified [`Solver`], warm-started from the previous iteration's
+//! (and, across steps, the previous step's) active set; the iteration
+//! starts from the previous step's state and multipliers, which the FMU state
+//! holds, so a restored run repeats bit for bit.
+//!
+//! Globalization: a backtracking line search on the natural residual
+//! `Φ = (R, ū - mid(lo, hi, ū - c))`, each component divided by its scale
+//! (below), accepting the first `α = 1, 1/2, ...` with
+//! `|Φ(z + αd)| <= (1 - 1e-4 α) |Φ(z)|`. The full step is the Newton step, so
+//! near a solution the iteration converges quadratically; far from one (a
+//! large step through a strong nonlinearity) the search keeps the iterate from
+//! being thrown off. The natural residual is the merit because it is zero
+//! exactly at solutions of the step's NCP and is defined without smoothing.
+//!
+//! Convergence, scale-invariant: every component satisfies
+//! `|Φ_i| <= TOL * s_i`, where `s_i` is the magnitude of the terms that make
+//! up that component: `|x̄_i| + |x_i| + h (θ |f_i|₊ + (1-θ) |f_i|₊)` for a
+//! state (`|f|₊` sums the absolute values of the terms of `f`, see
+//! `Expr::eval_magnitude`), `|ū_j| + |c_j|₊` for a pair. Multiplying a
+//! state, a multiplier or the time unit by any factor multiplies both sides
+//! by it. `TOL = 1e-10` sits five orders above the rounding of those sums
+//! and, with quadratic convergence, costs at most one iteration more than a
+//! looser bound.
+
+// Several aligned buffers indexed together: indices read clearest.
+#![allow(clippy::needless_range_loop)]
+
+use super::residual::{Residual, StepData};
+use super::{tidy, StepError, StepSize};
+use crate::lcp::{self, Problem, Solver};
+use crate::lcs::Lcs;
+use crate::linalg::Lu;
+use crate::model::program::Point;
+use nalgebra::{DMatrix, DVector};
+
+/// Relative tolerance of the convergence test (see the module's text).
+pub const TOL: f64 = 1e-10;
+/// Newton iterations (LCP solves) per step before the step is given up
+/// (Siconos' TimeStepping allows 50).
+pub const MAX_ITERATIONS: usize = 50;
+/// Halvings of the line search before it is given up.
+const MAX_HALVINGS: usize = 30;
+
+/// What the Newton iterations of a run took.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NewtonStats {
+    /// Steps taken with `k` LCP solves at index `k` (the last entry counts
+    /// `>= len - 1`).
+    pub histogram: [usize; 8],
+    /// Line-search reductions (steps shorter than the Newton step).
+    pub backtracks: usize,
+    /// Largest scaled residual at acceptance.
+    pub worst_residual: f64,
+}
+
+/// Per-instance workspace of the Newton step, sized once.
+pub struct NewtonStepper {
+    theta: f64,
+    nx: usize,
+    nu: usize,
+    size: StepSize,
+    cur: Residual,
+    trial: Residual,
+    fx: DMatrix<f64>,
+    fu1: DMatrix<f64>,
+    fu0: DMatrix<f64>,
+    cx: DMatrix<f64>,
+    cu: DMatrix<f64>,
+    /// `J_x⁻¹ J_u`.
+    g: DMatrix<f64>,
+    /// `J_x⁻¹ R`.
+    a: Vec<f64>,
+    lu: Lu,
+    problem: Problem,
+    solver: Solver,
+    x_bar: Vec<f64>,
+    u_bar: Vec<f64>,
+    x_try: Vec<f64>,
+    u_try: Vec<f64>,
+    du: Vec<f64>,
+    dx: Vec<f64>,
+    /// Result of the last step: state, multipliers and `y = c(x⁺, u⁺)`.
+    pub x_next: Vec<f64>,
+    pub u_next: Vec<f64>,
+    pub y_next: Vec<f64>,
+    /// LCP solves of the last step.
+    pub iterations: usize,
+    pub stats: NewtonStats,
+}
+
+impl NewtonStepper {
+    pub fn new(nx: usize, nu: usize, theta: f64) -> Self {
+        let m = |r, c| DMatrix::zeros(r, c);
+        let v = |n| vec![0.0; n];
+        NewtonStepper {
+            theta,
+            nx,
+            nu,
+            size: StepSize::new(),
+            cur: Residual::new(nx, nu),
+            trial: Residual::new(nx, nu),
+            fx: m(nx, nx),
+            fu1: m(nx, nu),
+            fu0: m(nx, nu),
+            cx: m(nu, nx),
+            cu: m(nu, nu),
+            g: m(nx, nu),
+            a: v(nx),
+            lu: Lu::new(nx),
+            problem: Problem::boxed(
+                m(nu, nu),
+                DVector::zeros(nu),
+                DVector::zeros(nu),
+                DVector::zeros(nu),
+            ),
+            solver: Solver::new(nu, lcp::Settings::default()),
+            x_bar: v(nx),
+            u_bar: v(nu),
+            x_try: v(nx),
+            u_try: v(nu),
+            du: v(nu),
+            dx: v(nx),
+            x_next: v(nx),
+            u_next: v(nu),
+            y_next: v(nu),
+            iterations: 0,
+            stats: NewtonStats::default(),
+        }
+    }
+
+    /// Nothing depends on the step size between steps; kept for the interface.
+    pub fn invalidate(&mut self) {
+        self.size.invalidate();
+    }
+
+    pub fn active_set(&self) -> &[lcp::Bound] {
+        self.solver.active_set()
+    }
+
+    pub fn reset_active_set(&mut self) {
+        self.solver.reset_active_set();
+        self.size.forget();
+        self.stats = NewtonStats::default();
+    }
+
+    pub fn cached_step(&self) -> f64 {
+        self.size.cached()
+    }
+
+    pub fn restore(&mut self, cached_step: f64, active_set: &[lcp::Bound]) {
+        self.size.restore(cached_step);
+        self.solver.set_active_set(active_set);
+    }
+
+    pub fn take_result(&mut self, x: &mut Vec<f64>, u: &mut Vec<f64>) {
+        std::mem::swap(x, &mut self.x_next);
+        std::mem::swap(u, &mut self.u_next);
+    }
+
+    /// One step of size `h` from `(x, u)` at time `t` with inputs `w`; the
+    /// result is in `x_next`, `u_next`, `y_next`.
+    pub fn step(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        u: &[f64],
+        w: &[f64],
+        t: f64,
+        h: f64,
+    ) -> Result<lcp::Info, StepError> {
+        self.size.set(h);
+        self.solve(StepData { lcs, x, w, t, h }, u)
+    }
+
+    /// The multipliers consistent with `x` and `w` at time `t`: the step with
+    /// `h = 0` (then `x⁺ = x` and only `c` is solved for).
+    pub fn consistent_multipliers(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+        t: f64,
+    ) -> Result<lcp::Info, StepError> {
+        let u0: Vec<f64> = (0..self.nu)
+            .map(|j| 0.0f64.clamp(lcs.lo[j], lcs.hi[j]))
+            .collect();
+        // Not a step: the run's statistics stay as they were.
+        let stats = self.stats.clone();
+        let result = self.solve(
+            StepData {
+                lcs,
+                x,
+                w,
+                t,
+                h: 0.0,
+            },
+            &u0,
+        );
+        self.stats = stats;
+        result
+    }
+
+    /// The LCP matrix of the first iteration of a step of size `h` from the
+    /// start values (for inspection).
+    pub fn lcp_matrix(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+        h: f64,
+    ) -> Result<DMatrix<f64>, StepError> {
+        let u: Vec<f64> = (0..self.nu)
+            .map(|j| 0.0f64.clamp(lcs.lo[j], lcs.hi[j]))
+            .collect();
+        self.x_bar.copy_from_slice(x);
+        self.u_bar.copy_from_slice(&u);
+        let d = StepData {
+            lcs,
+            x,
+            w,
+            t: 0.0,
+            h,
+        };
+        self.problem.lo.copy_from(&lcs.lo);
+        self.problem.hi.copy_from(&lcs.hi);
+        self.cur.evaluate(self.theta, d, x, &u);
+        self.linearize(d)?;
+        Ok(self.problem.m.clone())
+    }
+
+    /// Builds the LCP of the linearization at `(x_bar, u_bar)` (with `cur`
+    /// evaluated there) and `a`, `g` for the state update.
+    fn linearize(&mut self, d: StepData) -> Result<(), StepError> {
+        let Some(ncs) = d.lcs.nl.as_ref() else {
+            return Err(StepError::NotFinite);
+        };
+        let (nx, nu, theta, h) = (self.nx, self.nu, self.theta, d.h);
+        let end = Point {
+            x: &self.x_bar,
+            u: &self.u_bar,
+            w: d.w,
+            t: d.t + h,
+        };
+        ncs.rhs_jacobian(d.lcs, &end, Some(&mut self.fx), &mut self.fu1);
+        ncs.relation_jacobian(d.lcs, &end, &mut self.cx, &mut self.cu);
+        if theta < 1.0 {
+            let start = Point {
+                x: d.x,
+                u: &self.u_bar,
+                w: d.w,
+                t: d.t,
+            };
+            ncs.rhs_jacobian(d.lcs, &start, None, &mut self.fu0);
+        } else {
+            self.fu0.fill(0.0);
+        }
+        // fx becomes J_x = I - hθ ∂f/∂x, g becomes J_u, then J_x⁻¹ J_u.
+        self.fx *= -h * theta;
+        for i in 0..nx {
+            self.fx[(i, i)] += 1.0;
+        }
+        if !self.lu.factor(&self.fx) {
+            return Err(StepError::SingularIteration { h });
+        }
+        for i in 0..nx {
+            for j in 0..nu {
+                self.g[(i, j)] = -h * (theta * self.fu1[(i, j)] + (1.0 - theta) * self.fu0[(i, j)]);
+            }
+        }
+        self.lu.solve_columns(&mut self.g);
+        self.a.copy_from_slice(&self.cur.phi[..nx]);
+        self.lu.solve(&mut self.a);
+        // M = C_u - C_x g, q = c - C_x a - M ū.
+        let p = &mut self.problem;
+        p.m.copy_from(&self.cu);
+        for i in 0..nu {
+            for j in 0..nu {
+                let mut s = 0.0;
+                for k in 0..nx {
+                    s += self.cx[(i, k)] * self.g[(k, j)];
+                }
+                p.m[(i, j)] -= s;
+            }
+        }
+        for i in 0..nu {
+            let mut q = self.cur.c[i];
+            for k in 0..nx {
+                q -= self.cx[(i, k)] * self.a[k];
+            }
+            for j in 0..nu {
+                q -= p.m[(i, j)] * self.u_bar[j];
+            }
+            p.q[i] = q;
+        }
+        self.solver.matrix_changed();
+        Ok(())
+    }
+
+    /// The Newton–Josephy iteration from `(d.x, u)`.
+    fn solve(&mut self, d: StepData, u: &[f64]) -> Result<lcp::Info, StepError> {
+        let (nx, nu) = (self.nx, self.nu);
+        self.problem.lo.copy_from(&d.lcs.lo);
+        self.problem.hi.copy_from(&d.lcs.hi);
+        self.x_bar.copy_from_slice(&d.x[..nx]);
+        for j in 0..nu {
+            self.u_bar[j] = u[j].max(d.lcs.lo[j]).min(d.lcs.hi[j]);
+        }
+        self.cur.evaluate(self.theta, d, &self.x_bar, &self.u_bar);
+        let mut info = lcp::Info {
+            status: lcp::Status::Solved,
+            method: lcp::Method::None,
+            residual: 0.0,
+            iterations: 0,
+        };
+        let mut solves = 0;
+        loop {
+            let worst = self.cur.scaled_max();
+            if worst <= TOL {
+                return self.accept(solves, worst, info);
+            }
+            if solves == MAX_ITERATIONS || !worst.is_finite() {
+                return Err(StepError::Newton {
+                    iterations: solves,
+                    residual: worst,
+                    line_search: false,
+                });
+            }
+            self.linearize(d)?;
+            info = self
+                .solver
+                .solve(&self.problem, &mut self.u_try, &mut self.y_next);
+            solves += 1;
+            if info.status != lcp::Status::Solved {
+                return Err(StepError::Lcp(info));
+            }
+            for j in 0..nu {
+                self.du[j] = self.u_try[j] - self.u_bar[j];
+            }
+            for i in 0..nx {
+                let mut s = self.a[i];
+                for j in 0..nu {
+                    s += self.g[(i, j)] * self.du[j];
+                }
+                self.dx[i] = -s;
+            }
+            if !self.line_search(d) {
+                return Err(StepError::Newton {
+                    iterations: solves,
+                    residual: worst,
+                    line_search: true,
+                });
+            }
+        }
+    }
+
+    /// Moves along `(dx, du)` to the first point that decreases the merit
+    /// enough; false when none does.
+    fn line_search(&mut self, d: StepData) -> bool {
+        let merit = self.cur.merit(&self.cur.scale);
+        let mut alpha = 1.0;
+        let mut found = false;
+        for halving in 0..=MAX_HALVINGS {
+            for i in 0..self.nx {
+                self.x_try[i] = self.x_bar[i] + alpha * self.dx[i];
+            }
+            for j in 0..self.nu {
+                self.u_try[j] = self.u_bar[j] + alpha * self.du[j];
+            }
+            self.trial.evaluate(self.theta, d, &self.x_try, &self.u_try);
+            let m = self.trial.merit(&self.cur.scale);
+            if m <= (1.0 - 1e-4 * alpha) * merit {
+                self.stats.backtracks += halving;
+                found = true;
+                break;
+            }
+            alpha *= 0.5;
+        }
+        if found {
+            std::mem::swap(&mut self.x_bar, &mut self.x_try);
+            std::mem::swap(&mut self.u_bar, &mut self.u_try);
+            std::mem::swap(&mut self.cur, &mut self.trial);
+        }
+        found
+    }
+
+    fn accept(
+        &mut self,
+        solves: usize,
+        worst: f64,
+        info: lcp::Info,
+    ) -> Result<lcp::Info, StepError> {
+        self.x_next.copy_from_slice(&self.x_bar);
+        self.u_next.copy_from_slice(&self.u_bar);
+        self.y_next.copy_from_slice(&self.cur.c);
+        if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
+            return Err(StepError::NotFinite);
+        }
+        self.iterations = solves;
+        let s = &mut self.stats;
+        s.histogram[solves.min(s.histogram.len() - 1)] += 1;
+        s.worst_residual = s.worst_residual.max(worst);
+        Ok(info)
+    }
+}

@@ -1,0 +1,291 @@
+//! Nonlinear first-order models and sources in time (the Newton–Josephy step).
+//!
+//! - a source in time against the same circuit driven by an input table
+//!   shifted to the scheme's evaluation point (the linear scheme), to 1e-12;
+//! - the buck converter's average output voltage against `d Vin`, and its PWM
+//!   signal on the step grid;
+//! - convergence order on a smooth nonlinear phase of Van der Pol against a
+//!   fine Runge–Kutta reference: 1 for θ = 1, 2 for θ = 1/2;
+//! - a step that needs the line search, a step whose Newton iteration fails
+//!   (discarded, state kept), FMU-state replay bit for bit;
+//! - a linear model written with a nonlinear-looking but linear text still
+//!   lowers to the linear step (no Newton).
+
+use crate::{close, column, model, model_edited, model_path, run};
+use lcsfmu::fmi2::{Instance, Severity};
+use lcsfmu::model::validate;
+use lcsfmu::simulate::{InputTable, Options};
+
+fn opts(stop: f64, step: f64) -> Options {
+    Options {
+        stop: Some(stop),
+        step: Some(step),
+        ..Options::default()
+    }
+}
+
+fn initialized(m: lcsfmu::model::Model) -> Instance {
+    let mut i = Instance::new(m, "{g}");
+    i.setup_experiment(0.0, None).unwrap();
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    i
+}
+
+#[test]
+fn diode_bridge_source_matches_the_shifted_input_table() {
+    let m = model("diode_bridge_source");
+    assert!(m.nonlinear_dynamics(), "a source in time steps with Newton");
+    let (stop, h) = (0.04, 1e-5);
+    let source = run(m, opts(stop, h));
+    // The same circuit with V an input: the linear scheme holds w_k over the
+    // step, the Newton step reads the source at t_{k+1} in the relations.
+    let (vm, w) = (10.0f64, 314.159265358979f64);
+    let cos_text = "Vm*cos(w*time)";
+    let text = std::fs::read_to_string(model_path("diode_bridge_source")).unwrap();
+    let twin_text = text.replace(cos_text, "V").replace(
+        "[[states]]",
+        "[[inputs]]\nname = \"V\"\nstart = 0.0\n\n[[states]]",
+    );
+    let twin = validate::from_str(&twin_text, &model_path("diode_bridge_source")).unwrap();
+    assert!(!twin.nonlinear_dynamics() && twin.nonlinear.is_none());
+    let n = (stop / h).round() as usize;
+    let mut csv = String::from("time,V\n");
+    for k in 0..=n {
+        let t = k as f64 * h;
+        csv.push_str(&format!("{t:?},{:?}\n", vm * (w * (t + h)).cos()));
+    }
+    let mut o = opts(stop, h);
+    o.inputs = Some(InputTable::from_csv(&csv).unwrap());
+    let table = run(twin, o);
+    let (a, b) = (column(&source, "v"), column(&table, "v"));
+    assert_eq!(a.len(), b.len());
+    let worst = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max);
+    assert!(worst <= 1e-12 * 10.0, "largest difference {worst:e}");
+    for name in ["i1", "i2", "r3", "r4"] {
+        let (a, b) = (column(&source, name), column(&table, name));
+        for (k, (x, y)) in a.iter().zip(&b).enumerate().skip(1) {
+            assert!(close(*x, *y, 1e-9), "{name} at step {k}: {x} vs {y}");
+        }
+    }
+    // It rectifies: the load charges towards the peak and never goes negative.
+    let v = column(&source, "v");
+    assert!(v.iter().all(|x| *x >= 0.0));
+    assert!(v.iter().cloned().fold(0.0, f64::max) > 0.9 * vm);
+}
+
+#[test]
+fn buck_pwm_averages_d_vin_within_the_ripple() {
+    let m = model("buck_pwm");
+    let (vin, d, period) = (12.0, 0.5, 1e-4);
+    let h = 1e-6;
+    let t = run(m, opts(0.03, h));
+    let (time, vc, s) = (column(&t, "time"), column(&t, "vC"), column(&t, "switch"));
+    // The last ten periods: 1000 steps.
+    let window = time.len() - 1000..time.len();
+    let v = &vc[window.clone()];
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let ripple =
+        v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min);
+    assert!(ripple > 0.0 && ripple < 0.05 * d * vin, "ripple {ripple}");
+    assert!(
+        (mean - d * vin).abs() <= ripple,
+        "mean {mean}, ripple {ripple}"
+    );
+    // The PWM signal is the formula at the grid points, 1 for a fraction d.
+    for (k, (tk, sk)) in time.iter().zip(&s).enumerate() {
+        let phase = tk / period - (tk / period).floor();
+        let want = if d - phase >= 0.0 { 1.0 } else { 0.0 };
+        assert_eq!(*sk, want, "switch at step {k}");
+    }
+    let on = s[window].iter().sum::<f64>() / 1000.0;
+    assert!((on - d).abs() <= 0.011, "duty {on}");
+}
+
+/// Van der Pol without feedback (`k = 0`), integrated by classical
+/// Runge–Kutta with a step far below the scheme's.
+fn vdp_reference(stop: f64) -> (f64, f64) {
+    let (mu, k) = (1.0, 0.0);
+    let f = |x: [f64; 2]| [x[1], mu * (1.0 - x[0] * x[0]) * x[1] - x[0] - k * x[1]];
+    let n = 200_000;
+    let h = stop / n as f64;
+    let mut x = [2.0, 0.0];
+    for _ in 0..n {
+        let k1 = f(x);
+        let k2 = f([x[0] + h / 2.0 * k1[0], x[1] + h / 2.0 * k1[1]]);
+        let k3 = f([x[0] + h / 2.0 * k2[0], x[1] + h / 2.0 * k2[1]]);
+        let k4 = f([x[0] + h * k3[0], x[1] + h * k3[1]]);
+        for i in 0..2 {
+            x[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        }
+    }
+    (x[0], x[1])
+}
+
+fn vdp_error(theta: &str, h: f64, stop: f64) -> f64 {
+    let mut m = model_edited("vdp_saturation", "theta = 1.0", &format!("theta = {theta}"));
+    // No feedback: a smooth nonlinear ODE, the pairs at rest. (With the
+    // feedback on, the block output u is a multiplier, and multipliers act
+    // over the whole step: u⁺ in both θ terms makes the feedback implicit
+    // Euler, first order for every θ, as in the linear scheme.)
+    let k = m.parameters.iter().position(|p| p.name == "k").unwrap();
+    m.parameters[k].value = 0.0;
+    let t = run(m, opts(stop, h));
+    let (x1, x2) = (column(&t, "x1"), column(&t, "x2"));
+    let (r1, r2) = vdp_reference(stop);
+    ((x1.last().unwrap() - r1).powi(2) + (x2.last().unwrap() - r2).powi(2)).sqrt()
+}
+
+#[test]
+fn convergence_order_on_a_smooth_nonlinear_phase() {
+    let stop = 2.0;
+    for (theta, order) in [("1.0", 1.0), ("0.5", 2.0)] {
+        let (e1, e2) = (vdp_error(theta, 0.01, stop), vdp_error(theta, 0.005, stop));
+        let observed = (e1 / e2).log2();
+        println!(
+            "theta = {theta}: errors {e1:e} (h = 0.01), {e2:e} (h = 0.005), order {observed:.3}"
+        );
+        assert!(
+            (observed - order).abs() < 0.1,
+            "theta {theta}: order {observed}"
+        );
+    }
+}
+
+#[test]
+fn vdp_newton_takes_few_iterations_and_converges_tightly() {
+    let t = run(model("vdp_saturation"), opts(20.0, 0.01));
+    let n = t.newton.clone().expect("nonlinear dynamics");
+    let steps: usize = n.histogram.iter().sum();
+    assert_eq!(steps, 2000);
+    // Quadratic convergence: two LCP solves at most on this smooth model.
+    assert_eq!(
+        n.histogram[0] + n.histogram[1] + n.histogram[2],
+        steps,
+        "{n:?}"
+    );
+    assert!(n.worst_residual <= lcsfmu::scheme::newton::TOL);
+    // The saturation is active on the limit cycle: u sits on both limits.
+    let u = column(&t, "u");
+    assert!(u.iter().any(|v| (*v - 0.5).abs() < 1e-9) && u.iter().any(|v| (*v + 0.5).abs() < 1e-9));
+}
+
+const ATAN: &str = r#"
+[model]
+name = "atan_decay"
+[experiment]
+start = 0.0
+stop = 100.0
+step = 100.0
+[[parameters]]
+name = "k"
+value = 1.0
+[[states]]
+name = "x"
+start = 10.0
+der = "-k*atan(x)"
+"#;
+
+#[test]
+fn a_large_step_needs_the_line_search_and_converges() {
+    let m = validate::from_str(ATAN, std::path::Path::new("atan.toml")).unwrap();
+    let mut i = initialized(m);
+    i.do_step(0.0, 100.0).unwrap();
+    let x = i.states()[0];
+    // Backward Euler: x - 10 + 100 atan(x) = 0.
+    assert!((x - 10.0 + 100.0 * x.atan()).abs() < 1e-9, "x = {x}");
+    let stats = i.newton_stats().unwrap();
+    assert!(stats.backtracks > 0, "{stats:?}");
+}
+
+const BLOWUP: &str = r#"
+[model]
+name = "blowup"
+[experiment]
+start = 0.0
+stop = 1.0
+step = 1.0
+[[states]]
+name = "x"
+start = 0.0
+der = "1 + x^2"
+"#;
+
+#[test]
+fn a_step_without_solution_is_discarded_with_the_state_kept() {
+    let m = validate::from_str(BLOWUP, std::path::Path::new("blowup.toml")).unwrap();
+    let mut i = initialized(m);
+    i.do_step(0.0, 0.1).unwrap();
+    let kept = i.states()[0];
+    // x⁺ = x + h (1 + x⁺²) has no real solution for h = 1 from x ≈ 0.1.
+    let e = i.do_step(0.1, 1.0).unwrap_err();
+    assert_eq!(e.severity, Severity::Discard);
+    assert!(
+        e.message.contains("Newton iteration did not converge"),
+        "{}",
+        e.message
+    );
+    assert!(e.message.contains("iterations"), "{}", e.message);
+    assert_eq!(i.states()[0], kept);
+    assert_eq!(i.last_successful_time(), 0.1);
+}
+
+#[test]
+fn fmu_state_replays_the_newton_steps_bit_for_bit() {
+    for stem in ["vdp_saturation", "buck_pwm", "diode_bridge_source"] {
+        let m = model(stem);
+        let h = m.experiment.step;
+        let mut i = initialized(m);
+        for k in 0..50 {
+            i.do_step(k as f64 * h, h).unwrap();
+        }
+        let snap = i.snapshot();
+        let bytes = i.serialize(&snap);
+        let run = |i: &mut Instance| {
+            let mut out = Vec::new();
+            for k in 50..150 {
+                i.do_step(k as f64 * h, h).unwrap();
+                out.extend(i.states().iter().chain(i.pairs()).map(|v| v.to_bits()));
+            }
+            out
+        };
+        let first = run(&mut i);
+        let back = i.deserialize(&bytes).unwrap();
+        i.restore(&back).unwrap();
+        assert_eq!(run(&mut i), first, "{stem}");
+    }
+}
+
+#[test]
+fn linear_text_stays_on_the_linear_step() {
+    // Products of parameters and a function of parameters: linear.
+    let m = model_edited(
+        "vdp_saturation",
+        "mu*(1 - x1^2)*x2 - x1 + u",
+        "mu*(1 - 2^2)*x2 - exp(0)*x1 + u",
+    );
+    assert!(m.nonlinear.is_some(), "the energy output is nonlinear");
+    assert!(!m.nonlinear_dynamics());
+    let mut i = initialized(m);
+    i.do_step(0.0, 0.01).unwrap();
+    assert!(i.newton_stats().is_none());
+}
+
+#[test]
+fn a_residual_outside_the_domain_fails_the_step() {
+    // sqrt of a negative state: NaN must not pass the convergence test.
+    let text = BLOWUP
+        .replace("name = \"blowup\"", "name = \"domain\"")
+        .replace("der = \"1 + x^2\"", "der = \"-sqrt(x)\"")
+        .replace("start = 0.0\nder", "start = -1.0\nder");
+    let m = validate::from_str(&text, std::path::Path::new("domain.toml")).unwrap();
+    let mut i = initialized(m);
+    let e = i.do_step(0.0, 0.1).unwrap_err();
+    assert_eq!(e.severity, Severity::Discard);
+    assert!(e.message.contains("Newton"), "{}", e.message);
+    assert_eq!(i.states()[0], -1.0);
+}

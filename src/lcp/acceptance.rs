@@ -19,8 +19,10 @@
 //!   friction cone, an equation that a component enters only through its
 //!   neighbours) the largest two-step response `|M_ij M_ji| / M_jj` over the
 //!   components `j` with a positive diagonal that it is coupled with both ways
-//!   (both carry the units of `w_i / u_i`); with neither, `f64::MAX`, so that
-//!   only an exact bound counts as one;
+//!   (both carry the units of `w_i / u_i`); with neither (a sign block's
+//!   multiplier, whose `y` does not read it), `s_i / width_i`, the width of its
+//!   box (or its largest finite bound) being the only scale `u_i` has, so that
+//!   `u_i` within `tol` of the width from a bound counts as on it;
 //! * its residual `rho_i = min(w_i, d_i (u_i - lo_i))` when `w_i >= 0` and
 //!   `min(-w_i, d_i (hi_i - u_i))` otherwise: the natural-map residual with `u_i`
 //!   converted into the units of `w_i` (zero exactly at solutions, for any
@@ -53,12 +55,13 @@ use super::{Bound, Problem};
 use nalgebra::DMatrix;
 
 /// The exchange rate of a component from its diagonal entry and its couplings
-/// `(M_ij, M_ji, M_jj)` with the other components (see the module text).
+/// `(M_ij, M_ji, M_jj)` with the other components (see the module text); None
+/// when the matrix gives none.
 #[inline]
-pub(super) fn rate(m_ii: f64, couplings: impl Iterator<Item = (f64, f64, f64)>) -> f64 {
+pub(super) fn rate(m_ii: f64, couplings: impl Iterator<Item = (f64, f64, f64)>) -> Option<f64> {
     let diag = m_ii.abs();
     if diag > 0.0 && diag < f64::INFINITY {
-        return diag;
+        return Some(diag);
     }
     let mut best = 0.0f64;
     for (m_ij, m_ji, m_jj) in couplings {
@@ -69,21 +72,49 @@ pub(super) fn rate(m_ii: f64, couplings: impl Iterator<Item = (f64, f64, f64)>) 
             }
         }
     }
-    if best > 0.0 {
-        best
+    (best > 0.0).then_some(best)
+}
+
+/// The exchange rate of a component as two numbers, `d_i = rate + s_i * per_width`
+/// at a candidate of magnitude `s_i`: the matrix's rate, or when it gives none
+/// `s_i` over the component's own scale, the width of its box (or its largest
+/// finite bound). With no scale at all (no finite bound: nothing to be near)
+/// only an exact bound counts, `f64::MAX`.
+#[inline]
+pub(super) fn rate_or_width(rate: Option<f64>, lo: f64, hi: f64) -> (f64, f64) {
+    if let Some(r) = rate {
+        return (r, 0.0);
+    }
+    let width = if lo.is_finite() && hi.is_finite() {
+        hi - lo
     } else {
-        f64::MAX
+        [lo, hi]
+            .iter()
+            .filter(|x| x.is_finite())
+            .fold(0.0f64, |m, x| m.max(x.abs()))
+    };
+    if width > 0.0 && width < f64::INFINITY {
+        (0.0, 1.0 / width)
+    } else {
+        (f64::MAX, 0.0)
     }
 }
 
-/// Writes the exchange rate of every component of the dense matrix `m` into `out`.
-pub(super) fn dense_rates(m: &DMatrix<f64>, out: &mut [f64]) {
-    let n = out.len();
-    for (i, d) in out.iter_mut().enumerate() {
+/// Writes the exchange rate of every component of the dense problem's matrix
+/// `m` with bounds `lo`, `hi` into `rate` and `per_width` ([`rate_or_width`]).
+pub(super) fn dense_rates(
+    m: &DMatrix<f64>,
+    lo: &[f64],
+    hi: &[f64],
+    rate: &mut [f64],
+    per_width: &mut [f64],
+) {
+    let n = rate.len();
+    for i in 0..n {
         let couplings = (0..n)
             .filter(move |&j| j != i)
             .map(|j| (m[(i, j)], m[(j, i)], m[(j, j)]));
-        *d = rate(m[(i, i)], couplings);
+        (rate[i], per_width[i]) = rate_or_width(self::rate(m[(i, i)], couplings), lo[i], hi[i]);
     }
 }
 
@@ -175,12 +206,12 @@ pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], out: &mut [f64
 
 /// The verdict on a candidate clamped into the box by [`clamp_to_box`] (which
 /// wrote `out`), with `w` and the magnitudes `s` computed from the clamped `u`,
-/// and `d` the exchange rates.
+/// and the exchange rates `(rate, per_width)` ([`rate_or_width`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn judge(
     lo: &[f64],
     hi: &[f64],
-    d: &[f64],
+    (rate, per_width): (&[f64], &[f64]),
     u: &[f64],
     w: &[f64],
     s: &[f64],
@@ -188,10 +219,12 @@ pub(super) fn judge(
     tol: f64,
 ) -> (bool, f64) {
     let n = u.len();
-    let (lo, hi, d, w, s, out) = (&lo[..n], &hi[..n], &d[..n], &w[..n], &s[..n], &out[..n]);
+    let (lo, hi, w, s, out) = (&lo[..n], &hi[..n], &w[..n], &s[..n], &out[..n]);
+    let (rate, per_width) = (&rate[..n], &per_width[..n]);
     let mut t = Tally::new(tol);
     for i in 0..n {
-        t.add(lo[i], hi[i], d[i], u[i], w[i], s[i], out[i]);
+        let d = rate[i] + s[i] * per_width[i];
+        t.add(lo[i], hi[i], d, u[i], w[i], s[i], out[i]);
     }
     t.finish()
 }
@@ -201,6 +234,7 @@ pub(super) fn judge(
 #[derive(Clone, Debug)]
 pub(super) struct Gauge {
     rate: Vec<f64>,
+    per_width: Vec<f64>,
     mag: Vec<f64>,
     sigma: Vec<f64>,
     /// The distances the last candidate was clamped by, for the second form.
@@ -212,20 +246,24 @@ impl Gauge {
     pub(super) fn new(n: usize) -> Self {
         Gauge {
             rate: vec![0.0; n],
+            per_width: vec![0.0; n],
             mag: vec![0.0; n],
             sigma: vec![0.0; n],
             out: vec![0.0; n],
         }
     }
 
-    /// Derives the exchange rates of `m` (once per matrix).
-    pub(super) fn set_matrix(&mut self, m: &DMatrix<f64>) {
-        dense_rates(m, &mut self.rate);
+    /// Derives the exchange rates of `p`'s matrix and bounds (once per matrix
+    /// and bounds).
+    pub(super) fn set_problem(&mut self, p: &Problem) {
+        let (lo, hi) = (p.lo.as_slice(), p.hi.as_slice());
+        dense_rates(&p.m, lo, hi, &mut self.rate, &mut self.per_width);
     }
 
-    /// The exchange rates of the current matrix.
-    pub(super) fn rates(&self) -> &[f64] {
-        &self.rate
+    /// The exchange rate of component `i` at magnitude `s` ([`rate_or_width`]).
+    #[inline(always)]
+    pub(super) fn rate_at(&self, i: usize, s: f64) -> f64 {
+        self.rate[i] + s * self.per_width[i]
     }
 
     /// Accepts or rejects a candidate of `p`. On return `u` is clamped into the
@@ -261,7 +299,8 @@ impl Gauge {
         debug_assert_eq!(n, p.n());
         let (q, lo, hi) = (&q[..n], &p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
         let (u, w, m) = (&mut u[..n], &mut w[..n], &p.m.as_slice()[..n * n]);
-        let (d, out) = (&self.rate[..n], &mut self.out[..n]);
+        let (rate, per_width) = (&self.rate[..n], &self.per_width[..n]);
+        let out = &mut self.out[..n];
         // The distances clamped off go to `out` for the second form, and to `w`
         // for this one: row `i` reads `u` only, so `w_i` holds its distance
         // until it is computed, and a caller's local `w` keeps it in a register
@@ -281,7 +320,8 @@ impl Gauge {
             }
             let out_i = w[i];
             w[i] = wi;
-            t.add(lo[i], hi[i], d[i], u[i], wi, si, out_i);
+            let d = rate[i] + si * per_width[i];
+            t.add(lo[i], hi[i], d, u[i], wi, si, out_i);
         }
         let (ok, r) = t.finish();
         if ok || r.is_nan() {
@@ -295,13 +335,15 @@ impl Gauge {
     fn resolved(&mut self, p: &Problem, u: &[f64], w: &[f64], tol: f64) -> (bool, f64) {
         self.resolve(p, u);
         let (lo, hi) = (p.lo.as_slice(), p.hi.as_slice());
-        judge(lo, hi, &self.rate, u, w, &self.sigma, &self.out, tol)
+        let rates = (&self.rate[..], &self.per_width[..]);
+        judge(lo, hi, rates, u, w, &self.sigma, &self.out, tol)
     }
 
     /// Computes the resolved magnitudes of `p` at `u` ([`Gauge::resolved_magnitudes`]).
     pub(super) fn resolve(&mut self, p: &Problem, u: &[f64]) {
         magnitudes(p, u, &mut self.mag);
-        dense_resolution(&p.m, &self.rate, &self.mag, &mut self.sigma);
+        let rates = (&self.rate[..], &self.per_width[..]);
+        dense_resolution(&p.m, rates, &self.mag, &mut self.sigma);
     }
 
     /// The resolved magnitudes of the last [`Gauge::resolve`].
@@ -313,7 +355,8 @@ impl Gauge {
     pub(super) fn classify(&mut self, p: &Problem, u: &[f64], tol: f64, active: &mut [Bound]) {
         self.resolve(p, u);
         let (lo, hi) = (p.lo.as_slice(), p.hi.as_slice());
-        classify(lo, hi, &self.rate, u, &self.sigma, tol, active);
+        let rates = (&self.rate[..], &self.per_width[..]);
+        classify(lo, hi, rates, u, &self.sigma, tol, active);
     }
 }
 
@@ -321,7 +364,7 @@ impl Gauge {
 #[cfg(test)]
 pub(super) fn verify_fresh(p: &Problem, u: &mut [f64], w: &mut [f64], tol: f64) -> (bool, f64) {
     let mut g = Gauge::new(p.n());
-    g.set_matrix(&p.m);
+    g.set_problem(p);
     g.verify(p, u, w, tol)
 }
 
@@ -344,16 +387,33 @@ pub(super) fn magnitudes(p: &Problem, u: &[f64], s: &mut [f64]) {
 }
 
 /// The resolved magnitudes `sigma_i = s_i + sum_j |M_ij| s_j / d_j` of the
-/// dense matrix `m` (see the module text).
-pub(super) fn dense_resolution(m: &DMatrix<f64>, d: &[f64], s: &[f64], sigma: &mut [f64]) {
+/// dense matrix `m` (see the module text), with `d_j` from `(rate, per_width)`.
+pub(super) fn dense_resolution(
+    m: &DMatrix<f64>,
+    rates: (&[f64], &[f64]),
+    s: &[f64],
+    sigma: &mut [f64],
+) {
     let n = s.len();
     let m = &m.as_slice()[..n * n];
     for i in 0..n {
         let mut x = s[i];
         for j in 0..n {
-            x += m[i + j * n].abs() * (s[j] / d[j]);
+            x += m[i + j * n].abs() * scale_of_u(rates, s, j);
         }
         sigma[i] = x;
+    }
+}
+
+/// `s_j / d_j`, the scale of `u_j` (zero where `s_j` is: a component whose
+/// only scale is its width has `d_j = 0` there).
+#[inline]
+pub(super) fn scale_of_u((rate, per_width): (&[f64], &[f64]), s: &[f64], j: usize) -> f64 {
+    let d = rate[j] + s[j] * per_width[j];
+    if d > 0.0 {
+        s[j] / d
+    } else {
+        0.0
     }
 }
 
@@ -388,7 +448,7 @@ pub(super) fn violates(
 pub(super) fn classify(
     lo: &[f64],
     hi: &[f64],
-    d: &[f64],
+    (rate, per_width): (&[f64], &[f64]),
     u: &[f64],
     s: &[f64],
     tol: f64,
@@ -396,9 +456,10 @@ pub(super) fn classify(
 ) {
     for (i, b) in out.iter_mut().enumerate() {
         let (lo, hi, thr) = (lo[i], hi[i], tol * s[i]);
-        *b = if lo.is_finite() && d[i] * (u[i] - lo) <= thr {
+        let d = rate[i] + s[i] * per_width[i];
+        *b = if lo.is_finite() && d * (u[i] - lo) <= thr {
             Bound::Lower
-        } else if hi.is_finite() && d[i] * (hi - u[i]) <= thr {
+        } else if hi.is_finite() && d * (hi - u[i]) <= thr {
             Bound::Upper
         } else {
             Bound::Free
@@ -412,14 +473,15 @@ pub(super) fn classify(
 pub(super) fn residual_with(
     lo: &[f64],
     hi: &[f64],
-    d: &[f64],
+    (rate, per_width): (&[f64], &[f64]),
     u: &[f64],
     w: &[f64],
     s: &[f64],
 ) -> f64 {
     let mut worst = 0.0f64;
     for i in 0..u.len() {
-        let (lo, hi, d, u, w) = (lo[i], hi[i], d[i], u[i], w[i]);
+        let (lo, hi, u, w) = (lo[i], hi[i], u[i], w[i]);
+        let d = rate[i] + s[i] * per_width[i];
         if u.is_nan() || w.is_nan() {
             return f64::NAN;
         }
@@ -438,11 +500,13 @@ pub fn residual(p: &Problem, u: &[f64], w: &[f64]) -> f64 {
     if u.len() != n || w.len() != n || p.lo.len() != n || p.hi.len() != n || p.m.len() != n * n {
         return f64::NAN;
     }
-    let (mut d, mut s, mut sigma) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-    dense_rates(&p.m, &mut d);
+    let (lo, hi) = (p.lo.as_slice(), p.hi.as_slice());
+    let (mut d, mut pw) = (vec![0.0; n], vec![0.0; n]);
+    let (mut s, mut sigma) = (vec![0.0; n], vec![0.0; n]);
+    dense_rates(&p.m, lo, hi, &mut d, &mut pw);
     magnitudes(p, u, &mut s);
-    dense_resolution(&p.m, &d, &s, &mut sigma);
-    residual_with(p.lo.as_slice(), p.hi.as_slice(), &d, u, w, &sigma)
+    dense_resolution(&p.m, (&d, &pw), &s, &mut sigma);
+    residual_with(lo, hi, (&d, &pw), u, w, &sigma)
 }
 
 #[cfg(test)]
@@ -480,15 +544,34 @@ mod tests {
                 0.5, -1.0, 0.0,
             ],
         );
-        let mut d = [0.0; 3];
-        dense_rates(&m, &mut d);
-        assert_eq!(d, [2.0, 4.0, 0.25]);
-        // Nothing to go by: only an exact bound counts.
-        dense_rates(
-            &DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -1.0, 0.0]),
-            &mut d[..2],
+        let inf = f64::INFINITY;
+        let (lo, hi) = ([0.0; 3], [inf; 3]);
+        let (mut d, mut pw) = ([0.0; 3], [0.0; 3]);
+        dense_rates(&m, &lo, &hi, &mut d, &mut pw);
+        assert_eq!((d, pw), ([2.0, 4.0, 0.25], [0.0; 3]));
+        // Nothing to go by in the matrix (a sign block's multiplier, which its
+        // own `y` does not read): the box's width is the scale, and without a
+        // finite bound only an exact bound counts.
+        let skew = DMatrix::from_row_slice(2, 2, &[0.0, 0.0, 0.0, 0.0]);
+        dense_rates(&skew, &[-1.0, -inf], &[1.0, inf], &mut d[..2], &mut pw[..2]);
+        assert_eq!((&d[..2], &pw[..2]), (&[0.0, f64::MAX][..], &[0.5, 0.0][..]));
+    }
+
+    #[test]
+    fn a_sign_multiplier_within_tolerance_of_its_bound_is_on_it() {
+        // u in [-1, 1] with y = q = -0.5 (the sign block of a negative input):
+        // u must be 1. Lemke's pivots leave it 1e-16 short; an exchange rate of
+        // f64::MAX would call that free with y = -0.5 and reject it.
+        let p = Problem::boxed(
+            DMatrix::zeros(1, 1),
+            DVector::from_vec(vec![-0.5]),
+            DVector::from_vec(vec![-1.0]),
+            DVector::from_vec(vec![1.0]),
         );
-        assert_eq!(&d[..2], &[f64::MAX, f64::MAX]);
+        let (mut u, mut w) = ([1.0 - 1e-16], [0.0]);
+        assert!(verify_fresh(&p, &mut u, &mut w, 1e-9).0);
+        let (mut u, mut w) = ([1.0 - 1e-6], [0.0]);
+        assert!(!verify_fresh(&p, &mut u, &mut w, 1e-9).0);
     }
 
     /// The verdict on `(p, u)` with `p` rescaled by `r` (rows) and `c` (columns).

@@ -89,7 +89,8 @@ impl BandProblem {
         self.m.rates(&mut d);
         self.m.magnitudes(u, &self.q, &mut s);
         self.m.resolution(&d, &s, &mut sigma);
-        acceptance::residual_with(&self.lo, &self.hi, &d, u, w, &sigma)
+        let per_width = vec![0.0; n];
+        acceptance::residual_with(&self.lo, &self.hi, (&d, &per_width), u, w, &sigma)
     }
 
     /// The same problem with a dense matrix (tests, the dense fallback).
@@ -164,6 +165,8 @@ pub struct BandSolver {
     /// they are.
     rate: Vec<f64>,
     rates_fresh: bool,
+    /// Zeros: band rows take no width-based rate (see `Band::rates`).
+    per_width: Vec<f64>,
     /// Magnitudes of the candidate's `w`, resolved ones, and how far the
     /// clamp moved its `u` (`acceptance`).
     mag: Vec<f64>,
@@ -198,6 +201,7 @@ impl BandSolver {
             cached: false,
             rate: vec![0.0; n],
             rates_fresh: false,
+            per_width: vec![0.0; n],
             mag: vec![0.0; n],
             sigma: vec![0.0; n],
             out: vec![0.0; n],
@@ -292,12 +296,12 @@ impl BandSolver {
             clamp_to_box(&p.lo, &p.hi, u, &mut self.out);
             p.m.mul_add(u, &p.q, w);
             p.m.magnitudes(u, &p.q, &mut self.mag);
-            let (rate, out) = (&self.rate, &self.out);
-            let (mut ok, mut r) = judge(&p.lo, &p.hi, rate, u, w, &self.mag, out, tol);
+            let (rates, out) = ((&self.rate[..], &self.per_width[..]), &self.out);
+            let (mut ok, mut r) = judge(&p.lo, &p.hi, rates, u, w, &self.mag, out, tol);
             if !ok && !r.is_nan() {
                 // The second form of the test (`acceptance`).
-                p.m.resolution(rate, &self.mag, &mut self.sigma);
-                (ok, r) = judge(&p.lo, &p.hi, rate, u, w, &self.sigma, out, tol);
+                p.m.resolution(&self.rate, &self.mag, &mut self.sigma);
+                (ok, r) = judge(&p.lo, &p.hi, rates, u, w, &self.sigma, out, tol);
             }
             if ok {
                 self.active.copy_from_slice(&self.trial);
@@ -319,8 +323,8 @@ impl BandSolver {
             if r.status == Status::Solved {
                 p.m.magnitudes(u, &p.q, &mut self.mag);
                 p.m.resolution(&self.rate, &self.mag, &mut self.sigma);
-                let (rate, sigma) = (&self.rate, &self.sigma);
-                acceptance::classify(&p.lo, &p.hi, rate, u, sigma, tol, &mut self.active);
+                let (rates, sigma) = ((&self.rate[..], &self.per_width[..]), &self.sigma);
+                acceptance::classify(&p.lo, &p.hi, rates, u, sigma, tol, &mut self.active);
             } else {
                 r.residual = best.min(r.residual);
             }

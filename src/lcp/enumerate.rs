@@ -103,18 +103,22 @@ pub(super) fn search(
 /// counts once, in any units.
 pub fn all_solutions(p: &Problem, tol: f64) -> Vec<DVector<f64>> {
     let n = p.n();
-    let mut rate = vec![0.0; n];
+    let (mut rate, mut per_width) = (vec![0.0; n], vec![0.0; n]);
     if p.validate().is_ok() {
-        dense_rates(&p.m, &mut rate);
+        let (lo, hi) = (p.lo.as_slice(), p.hi.as_slice());
+        dense_rates(&p.m, lo, hi, &mut rate, &mut per_width);
     }
     // Each solution with its resolved magnitudes.
     let mut out: Vec<(DVector<f64>, Vec<f64>)> = Vec::new();
     let (mut s, mut mag) = (vec![0.0; n], vec![0.0; n]);
     collect(p, tol, &mut |u| {
         magnitudes(p, u, &mut s);
-        dense_resolution(&p.m, &rate, &s, &mut mag);
+        dense_resolution(&p.m, (&rate, &per_width), &s, &mut mag);
         let same = |(v, s): &(DVector<f64>, Vec<f64>)| {
-            (0..n).all(|i| rate[i] * (v[i] - u[i]).abs() <= tol * s[i].max(mag[i]))
+            (0..n).all(|i| {
+                let m = s[i].max(mag[i]);
+                (rate[i] + m * per_width[i]) * (v[i] - u[i]).abs() <= tol * m
+            })
         };
         if !out.iter().any(same) {
             out.push((DVector::from_column_slice(u), mag.clone()));
@@ -144,7 +148,7 @@ fn collect(p: &Problem, tol: f64, keep: &mut dyn FnMut(&[f64]) -> bool) {
     let mut a = vec![Bound::Free; n];
     let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
     let mut gauge = Gauge::new(n);
-    gauge.set_matrix(&p.m);
+    gauge.set_problem(p);
     first(p, &mut a);
     loop {
         if bs.solve(p, &a, &mut u) && gauge.verify(p, &mut u, &mut w, tol).0 && !keep(&u) {

@@ -74,13 +74,14 @@ pub(super) fn run(
         }
         mul_add(p, u, w);
         gauge.resolve(p, u);
-        let (rate, mag) = (gauge.rates(), gauge.resolved_magnitudes());
+        let mag = gauge.resolved_magnitudes();
+        let ds = |i: usize| (gauge.rate_at(i, mag[i]), mag[i]);
         let (mut count, mut first) = (0, usize::MAX);
         let mut finite = true;
         for i in (0..n).rev() {
             // `abs() < inf` is `is_finite` in one comparison (NaN fails it).
             finite &= u[i].abs() < f64::INFINITY && w[i].abs() < f64::INFINITY;
-            if violates(trial[i], lo[i], hi[i], u[i], w[i], (rate[i], mag[i]), eps) {
+            if violates(trial[i], lo[i], hi[i], u[i], w[i], ds(i), eps) {
                 count += 1;
                 first = i;
             }
@@ -102,7 +103,7 @@ pub(super) fn run(
             continue;
         }
         for i in 0..n {
-            if violates(trial[i], lo[i], hi[i], u[i], w[i], (rate[i], mag[i]), eps) {
+            if violates(trial[i], lo[i], hi[i], u[i], w[i], ds(i), eps) {
                 trial[i] = flipped(trial[i], u[i], lo[i]);
             }
         }
@@ -146,7 +147,7 @@ mod tests {
         let mut block = BlockSolver::new(n);
         let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
         let mut gauge = Gauge::new(n);
-        gauge.set_matrix(&p.m);
+        gauge.set_problem(p);
         let ws = Workspace {
             block: &mut block,
             trial,

@@ -212,7 +212,7 @@ impl Solver {
         if !(0..n).all(|i| entry_ok(0.0, lo[i], hi[i])) {
             return false;
         }
-        self.gauge.set_matrix(&p.m);
+        self.gauge.set_problem(p);
         for i in 0..n {
             self.lo_finite[i] = p.lo[i].is_finite();
             self.hi_finite[i] = p.hi[i].is_finite();

@@ -380,15 +380,16 @@ def test_projected_chain_leaves_no_penetration_and_rests(lcsfmu_bin, tmp_path):
 def test_projected_ball_stays_above_the_ground_and_rests(lcsfmu_bin, tmp_path, e, h, stop):
     """The projected ball never goes below the ground and comes to rest. Its accumulation of
     impacts ends earlier than the plain scheme's (measured: 0.6 steps before the Zeno time for
-    e = 0.5, h = 1e-3; 215 steps before it for e = 0.9, h = 2e-3): impacts found one step late
-    bounce on the approach speed at the step's start, which only dissipates (see
-    src/scheme/projection.rs)."""
+    e = 0.5, h = 1e-3; 253.5 steps before it for e = 0.9, h = 2e-3, 215 with the LCP's
+    previous acceptance test, absolute for small data, which decided the last tiny bounces
+    differently): impacts found one step late bounce on the approach speed at the step's
+    start, which only dissipates (see src/scheme/projection.rs)."""
     toml = projected((MODELS_DIR / "bouncing_ball.toml").read_text())
     fmu = build(lcsfmu_bin, tmp_path, "bouncing_ball_projected", toml)
     r = cosim(fmu, output_interval=h, stop_time=stop, start_values={"e": e})
     assert r["q"].min() >= -1e-12
     k = rest_steps(r, h, e)
-    assert -250 <= k <= 5, f"at rest {k:.1f} steps after the Zeno time"
+    assert -300 <= k <= 5, f"at rest {k:.1f} steps after the Zeno time"
     # Between the first impacts the bounces are the plain scheme's: the first apex is e^2 q0
     # to within (1 + 2 e) v1 h, as in test_mechanics' closed-form check.
     t, q = r["time"], r["q"]

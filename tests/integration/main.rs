@@ -15,6 +15,8 @@
 //!   inputs into block outputs, block parameters checked at initialization
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
+//! - `siconos_options` gamma and the direct projection: Siconos' bouncing-ball
+//!   example against its result file, the default gamma bit for bit
 //! - `tiny_steps`   a master that accumulates its time: the tiny last step keeps the
 //!   multipliers of its mode
 //! - `units`        bundled models in grams and milliamperes: the same active set at every
@@ -75,6 +77,7 @@ mod model_errors;
 mod models;
 mod numeric;
 mod plot;
+mod siconos_options;
 mod tiny_steps;
 mod units;
 mod woodpecker;

@@ -93,7 +93,7 @@ impl MechStepper {
         let method = scheme.method;
         let inverse = Inverse::new(sys);
         let contacts = Contacts::new(sys);
-        MechStepper {
+        let mut s = MechStepper {
             method,
             impact: scheme.impact,
             theta: if method == Method::SemiExplicit {
@@ -125,7 +125,10 @@ impl MechStepper {
             x_next: vec![0.0; 2 * n],
             u_next: vec![0.0; nu],
             y_next: vec![0.0; nu],
-        }
+        };
+        // A state saved before the first step carries the empty index set.
+        s.report_index_set();
+        s
     }
 
     pub fn invalidate(&mut self) {

@@ -212,6 +212,16 @@ fn projected_chain_states_replay_bit_for_bit() {
             lcsfmu::model::validate::load_with(&path, &[("N".into(), size)], Some(method)).unwrap();
         let h = 1e-3;
         let mut i = initialized(m.clone());
+        // A state saved before the first step (the empty index set) replays too.
+        let start = i.snapshot();
+        let whole = run_steps(&mut i, 0, 30, h);
+        i.restore(&start).unwrap();
+        assert_eq!(
+            run_steps(&mut i, 0, 30, h),
+            whole,
+            "N = {size} {method}: from t = 0"
+        );
+        let mut i = initialized(m.clone());
         run_steps(&mut i, 0, 3, h);
         let snap = i.snapshot();
         let bytes = i.serialize(&snap);

@@ -32,7 +32,10 @@
 //!
 //! The projection's LCP is warm-started from the step's data (the index set's
 //! penetrating contacts free), so a run restored from an FMU state repeats the
-//! same solves.
+//! same solves. The index set itself travels in the saved active set: the
+//! normal pair of a contact outside it is saved at `Upper` (its reaction is
+//! pinned at its upper bound 0; a contact in the index set is unbounded above
+//! and never there), see [`encode_index_set`].
 
 use super::contact::{Contacts, Inverse};
 use super::projection::normal_rows;
@@ -146,5 +149,39 @@ impl DirectProjector {
             }
         }
         info
+    }
+}
+
+/// The active set saved in FMU states: the solver's warm start `solver`, with
+/// the normal pair (`pair[k]`) of each contact outside `index_set` at `Upper`.
+pub(super) fn encode_index_set(
+    solver: &[Bound],
+    index_set: &[bool],
+    pair: &[usize],
+    saved: &mut [Bound],
+) {
+    saved.copy_from_slice(solver);
+    for (&on, &p) in index_set.iter().zip(pair) {
+        if !on {
+            saved[p] = Bound::Upper;
+        }
+    }
+}
+
+/// The inverse of [`encode_index_set`]: the index set, and the solver's warm
+/// start (a contact outside the index set is fixed at 0, which the solvers
+/// describe as `Lower`).
+pub(super) fn decode_index_set(
+    saved: &[Bound],
+    pair: &[usize],
+    index_set: &mut [bool],
+    solver: &mut [Bound],
+) {
+    solver.copy_from_slice(saved);
+    for (on, &p) in index_set.iter_mut().zip(pair) {
+        *on = saved[p] != Bound::Upper;
+        if !*on {
+            solver[p] = Bound::Lower;
+        }
     }
 }

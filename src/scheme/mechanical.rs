@@ -33,7 +33,7 @@
 //! solver, whose cost per step grows linearly with the chain.
 
 use super::contact::{Contacts, Inverse};
-use super::direct_projection::DirectProjector;
+use super::direct_projection::{decode_index_set, encode_index_set, DirectProjector};
 use super::projection::Projection;
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Bound};
@@ -65,11 +65,8 @@ pub struct MechStepper {
     /// The direct projection's index set as of the last committed step: its
     /// activation depends on it, where the others decide afresh each step.
     index_set: Vec<bool>,
-    /// The direct projection's warm start as reported for FMU states: the
-    /// solver's, with the normal pair of each contact outside the index set
-    /// at `Upper` (its reaction is pinned at its upper bound 0, and an
-    /// engaged contact, unbounded above, is never there), so that the index
-    /// set travels with the active set and a restored run repeats exactly.
+    /// The direct projection's warm start as saved in FMU states, with the
+    /// index set in it (see [`encode_index_set`]).
     reported: Vec<Bound>,
     /// Whether the dense solver has seen the bounds of `engaged`.
     bounds_fresh: bool,
@@ -152,14 +149,9 @@ impl MechStepper {
 
     /// Writes the solver's warm start and the index set into `reported`.
     fn report_index_set(&mut self) {
-        if self.direct.is_none() {
-            return;
-        }
-        self.reported.copy_from_slice(self.contacts.active_set());
-        for (k, &on) in self.index_set.iter().enumerate() {
-            if !on {
-                self.reported[self.pair[k]] = Bound::Upper;
-            }
+        if self.direct.is_some() {
+            let solver = self.contacts.active_set();
+            encode_index_set(solver, &self.index_set, &self.pair, &mut self.reported);
         }
     }
 
@@ -173,15 +165,13 @@ impl MechStepper {
             self.contacts.set_active_set(active_set);
             return;
         }
-        // Decode what `report_index_set` wrote; `reported` is the scratch.
-        self.reported.copy_from_slice(active_set);
-        for (k, on) in self.index_set.iter_mut().enumerate() {
-            let p = self.pair[k];
-            *on = self.reported[p] != Bound::Upper;
-            if !*on {
-                self.reported[p] = Bound::Lower;
-            }
-        }
+        // `reported` is the scratch for the solver's part, then keeps the saved set.
+        decode_index_set(
+            active_set,
+            &self.pair,
+            &mut self.index_set,
+            &mut self.reported,
+        );
         self.contacts.set_active_set(&self.reported);
         self.reported.copy_from_slice(active_set);
     }

@@ -18,7 +18,7 @@ pub(crate) mod equations;
 mod written;
 
 use crate::fmi2::variables;
-use crate::model::{Impact, Method, Model};
+use crate::model::{Impact, Method, Model, DEFAULT_GAMMA};
 use crate::plot::{self, trajectory};
 use crate::simulate::{self, Options};
 use equations::{number, value_table};
@@ -299,6 +299,7 @@ fn scheme(h: &mut String, model: &Model) {
         Method::SemiExplicit => "semi-explicit, position level: explicit forces, gaps at the step's end complementary to the contact forces (plastic impacts)",
         Method::MoreauJean => "Moreau–Jean, velocity level: theta-method on the smooth part, Newton's impact law on the contacts predicted to close",
         Method::MoreauJeanProjected => "Moreau–Jean, velocity level, then the positions projected onto the admissible set (no penetration accumulates)",
+        Method::MoreauJeanDirectProjection => "Moreau–Jean with Siconos' direct projection: activation and deactivation thresholds, then the active contacts' positions projected onto the admissible set",
     };
     h.push_str("<table class=\"scheme\">\n");
     let mut row = |k: &str, v: String| {
@@ -326,6 +327,24 @@ fn scheme(h: &mut String, model: &Model) {
                 Impact::EnergySafe => "energy-safe (e = 1 for a closed contact already opening: no percussion adds energy)".into(),
             },
         );
+    }
+    // Only settings that differ from the defaults: the documentation of the
+    // models that do not use them stays as it was.
+    if s.method.velocity_level() && s.gamma != DEFAULT_GAMMA {
+        row(
+            "gamma",
+            format!(
+                "{} (a contact takes part when g + gamma h G v <= 0)",
+                number(s.gamma)
+            ),
+        );
+    }
+    if s.method == Method::MoreauJeanDirectProjection {
+        let p = &s.projection;
+        row("activation_threshold", number(p.activation));
+        row("deactivation_threshold", number(p.deactivation));
+        row("projection_tolerance", number(p.tolerance));
+        row("projection_max_iterations", p.max_iterations.to_string());
     }
     row(
         "max_step",

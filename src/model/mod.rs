@@ -164,6 +164,11 @@ pub enum Method {
     /// and the impact the step missed on projected contacts still approaching
     /// (see `scheme::projection`).
     MoreauJeanProjected,
+    /// Siconos' `MoreauJeanDirectProjectionOSI`: Moreau–Jean with an index set
+    /// that has separate activation and deactivation thresholds, followed by
+    /// Siconos' projection of the positions of the index set's contacts onto
+    /// `G q + g0 >= 0` (Euclidean metric; see `scheme::direct_projection`).
+    MoreauJeanDirectProjection,
     /// First-order, event-driven: each mode (active set) is a linear ODE
     /// integrated by an embedded Runge–Kutta pair; mode switches are located
     /// on the step's Hermite interpolant (see `scheme::event`).
@@ -178,6 +183,7 @@ impl Method {
             Method::SemiExplicit => "semi-explicit",
             Method::MoreauJean => "moreau-jean",
             Method::MoreauJeanProjected => "moreau-jean-projected",
+            Method::MoreauJeanDirectProjection => "moreau-jean-direct-projection",
             Method::EventDriven => "event-driven",
         }
     }
@@ -189,7 +195,10 @@ impl Method {
 
     /// Whether the method is a Moreau–Jean scheme (velocity level, percussions).
     pub fn velocity_level(self) -> bool {
-        matches!(self, Method::MoreauJean | Method::MoreauJeanProjected)
+        matches!(
+            self,
+            Method::MoreauJean | Method::MoreauJeanProjected | Method::MoreauJeanDirectProjection
+        )
     }
 }
 
@@ -272,6 +281,61 @@ pub struct Scheme {
     /// Moreau–Jean's impact law (unused by the other methods).
     #[serde(default)]
     pub impact: Impact,
+    /// Moreau–Jean's activation parameter (Siconos' `gamma`): a contact takes
+    /// part in a step when `g + gamma h G v <= 0` at the step's start. Left
+    /// out of the serialized model at its default, so that the GUIDs of
+    /// models that do not set it stay as they were.
+    #[serde(default = "default_gamma", skip_serializing_if = "is_default_gamma")]
+    pub gamma: f64,
+    /// The settings of `moreau-jean-direct-projection` (defaults elsewhere).
+    #[serde(default, skip_serializing_if = "DirectProjection::is_default")]
+    pub projection: DirectProjection,
+}
+
+/// Siconos' default `gamma`: the gap predicted half a step ahead.
+pub const DEFAULT_GAMMA: f64 = 0.5;
+
+fn default_gamma() -> f64 {
+    DEFAULT_GAMMA
+}
+
+fn is_default_gamma(g: &f64) -> bool {
+    *g == DEFAULT_GAMMA
+}
+
+/// Settings of `moreau-jean-direct-projection`, with Siconos' defaults
+/// (`MoreauJeanDirectProjectionOSI` and `TimeSteppingDirectProjection`).
+/// The thresholds are gaps, in the model's length unit, as in Siconos.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DirectProjection {
+    /// A contact outside the index set joins it when `g + gamma h G v` is at
+    /// most this.
+    pub activation: f64,
+    /// A contact in the index set leaves it when `g + gamma h G v` exceeds
+    /// this and `G v >= 0` (it is not approaching).
+    pub deactivation: f64,
+    /// The projection runs while a contact of the index set penetrates by
+    /// more than this.
+    pub tolerance: f64,
+    /// At most this many projections per step.
+    pub max_iterations: u32,
+}
+
+impl Default for DirectProjection {
+    fn default() -> Self {
+        DirectProjection {
+            activation: 1e-7,
+            deactivation: 1e-7,
+            tolerance: 1e-8,
+            max_iterations: 10,
+        }
+    }
+}
+
+impl DirectProjection {
+    fn is_default(&self) -> bool {
+        *self == DirectProjection::default()
+    }
 }
 
 /// A mechanical system `M v' = Fq q + Fv v + F w + f + G^T λ + T^T λ_t`, `q' = v`

@@ -74,6 +74,13 @@ pub struct RawScheme {
     pub max_step: Option<f64>,
     /// Moreau–Jean's impact law.
     pub impact: Option<String>,
+    /// Moreau–Jean's activation parameter.
+    pub gamma: Option<f64>,
+    /// `moreau-jean-direct-projection` settings.
+    pub activation_threshold: Option<f64>,
+    pub deactivation_threshold: Option<f64>,
+    pub projection_tolerance: Option<f64>,
+    pub projection_max_iterations: Option<u64>,
     /// Event-driven settings.
     pub rtol: Option<f64>,
     pub atol: Option<f64>,

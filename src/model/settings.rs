@@ -5,7 +5,10 @@
 
 use super::raw;
 use super::validate::{Names, Res, Validator};
-use super::{EventSettings, Experiment, Impact, Integrator, Method, Reference, Scheme};
+use super::{
+    DirectProjection, EventSettings, Experiment, Impact, Integrator, Method, Reference, Scheme,
+    DEFAULT_GAMMA,
+};
 
 impl Validator<'_> {
     pub(super) fn experiment(&self, e: Option<raw::RawExperiment>) -> Res<Experiment> {
@@ -40,6 +43,11 @@ impl Validator<'_> {
             theta: None,
             max_step: None,
             impact: None,
+            gamma: None,
+            activation_threshold: None,
+            deactivation_threshold: None,
+            projection_tolerance: None,
+            projection_max_iterations: None,
             rtol: None,
             atol: None,
             max_events_per_step: None,
@@ -66,8 +74,17 @@ impl Validator<'_> {
             (Some("event-driven"), false) => Method::EventDriven,
             (None, true) | (Some("moreau-jean"), true) => Method::MoreauJean,
             (Some("moreau-jean-projected"), true) => Method::MoreauJeanProjected,
+            (Some("moreau-jean-direct-projection"), true) => Method::MoreauJeanDirectProjection,
             (Some("semi-explicit"), true) => Method::SemiExplicit,
-            (Some(m @ ("semi-explicit" | "moreau-jean" | "moreau-jean-projected")), false) => {
+            (
+                Some(
+                    m @ ("semi-explicit"
+                    | "moreau-jean"
+                    | "moreau-jean-projected"
+                    | "moreau-jean-direct-projection"),
+                ),
+                false,
+            ) => {
                 return self.fail(
                     field,
                     format!("'{m}' needs a mechanical model (with [[coordinates]]); first-order models use 'theta' or 'event-driven'"),
@@ -76,13 +93,13 @@ impl Validator<'_> {
             (Some(m @ ("theta" | "event-driven")), true) => {
                 return self.fail(
                     field,
-                    format!("'{m}' is for first-order models; a mechanical model uses 'moreau-jean', 'moreau-jean-projected' or 'semi-explicit'"),
+                    format!("'{m}' is for first-order models; a mechanical model uses 'moreau-jean', 'moreau-jean-projected', 'moreau-jean-direct-projection' or 'semi-explicit'"),
                 )
             }
             (Some(m), _) => {
                 return self.fail(
                     field,
-                    format!("unknown method '{m}' (expected theta, event-driven, semi-explicit, moreau-jean or moreau-jean-projected)"),
+                    format!("unknown method '{m}' (expected theta, event-driven, semi-explicit, moreau-jean, moreau-jean-projected or moreau-jean-direct-projection)"),
                 )
             }
         };
@@ -97,6 +114,8 @@ impl Validator<'_> {
             );
         }
         let impact = self.impact(s.impact.as_deref(), method)?;
+        let gamma = self.gamma(s.gamma, method)?;
+        let projection = self.direct_projection(&s, method)?;
         let theta = theta.unwrap_or(if method.velocity_level() { 0.5 } else { 1.0 });
         if !(0.5..=1.0).contains(&theta) {
             return self.fail(
@@ -118,7 +137,100 @@ impl Validator<'_> {
             max_step,
             event,
             impact,
+            gamma,
+            projection,
         })
+    }
+
+    /// `gamma`: Moreau–Jean's activation parameter, in [0, 1] as in Siconos
+    /// (0: a contact takes part once its gap is closed; 1: when it would close
+    /// within the step at its current speed).
+    fn gamma(&self, gamma: Option<f64>, method: Method) -> Res<f64> {
+        let Some(gamma) = gamma else {
+            return Ok(DEFAULT_GAMMA);
+        };
+        if !method.velocity_level() {
+            return self.fail(
+                "scheme.gamma",
+                format!(
+                    "belongs to the Moreau–Jean methods (moreau-jean, moreau-jean-projected, moreau-jean-direct-projection), not '{}'",
+                    method.file_name()
+                ),
+            );
+        }
+        if !(0.0..=1.0).contains(&gamma) {
+            return self.fail("scheme.gamma", format!("gamma = {gamma} is outside [0, 1]"));
+        }
+        Ok(gamma)
+    }
+
+    /// The settings of `moreau-jean-direct-projection`, refused elsewhere.
+    fn direct_projection(&self, s: &raw::RawScheme, method: Method) -> Res<DirectProjection> {
+        let mut p = DirectProjection::default();
+        let given = [
+            ("activation_threshold", s.activation_threshold.is_some()),
+            ("deactivation_threshold", s.deactivation_threshold.is_some()),
+            ("projection_tolerance", s.projection_tolerance.is_some()),
+            (
+                "projection_max_iterations",
+                s.projection_max_iterations.is_some(),
+            ),
+        ];
+        if method != Method::MoreauJeanDirectProjection {
+            if let Some((key, _)) = given.iter().find(|(_, g)| *g) {
+                return self.fail(
+                    format!("scheme.{key}"),
+                    format!(
+                        "belongs to method = \"moreau-jean-direct-projection\", not '{}'",
+                        method.file_name()
+                    ),
+                );
+            }
+            return Ok(p);
+        }
+        // Thresholds are gaps: any finite value (Siconos' are small positive
+        // numbers, a negative one asks for a penetration first).
+        for (key, value, slot) in [
+            (
+                "activation_threshold",
+                s.activation_threshold,
+                &mut p.activation,
+            ),
+            (
+                "deactivation_threshold",
+                s.deactivation_threshold,
+                &mut p.deactivation,
+            ),
+        ] {
+            if let Some(v) = value {
+                if !v.is_finite() {
+                    return self.fail(
+                        format!("scheme.{key}"),
+                        format!("{key} = {v} is not finite"),
+                    );
+                }
+                *slot = v;
+            }
+        }
+        if let Some(v) = s.projection_tolerance {
+            if !(v > 0.0 && v.is_finite()) {
+                return self.fail(
+                    "scheme.projection_tolerance",
+                    format!("projection_tolerance = {v} must be a positive finite number"),
+                );
+            }
+            p.tolerance = v;
+        }
+        if let Some(n) = s.projection_max_iterations {
+            if n > 1000 {
+                return self.fail(
+                    "scheme.projection_max_iterations",
+                    format!("{n} must lie in 0..=1000"),
+                );
+            }
+            p.max_iterations = n as u32;
+        }
+        Ok(p)
     }
 
     /// `impact`: Moreau–Jean's impact law; other methods have none (the
@@ -132,7 +244,7 @@ impl Validator<'_> {
             return self.fail(
                 "scheme.impact",
                 format!(
-                    "belongs to method = \"moreau-jean\" or \"moreau-jean-projected\", not '{}'",
+                    "belongs to method = \"moreau-jean\", \"moreau-jean-projected\" or \"moreau-jean-direct-projection\", not '{}'",
                     method.file_name()
                 ),
             );

@@ -10,7 +10,8 @@
 //!   gap at the step's end `G q⁺ + g0 = G q + g0 + h G v_f + h G Ŵ⁻¹ Hᵀ r` is
 //!   complementary to its force (the notes' example 2; impacts are plastic);
 //! - Moreau–Jean: `r = (P, P+ - P-)` are percussions, `q⁺ = q + h(θv⁺ + (1-θ)v)`;
-//!   a contact takes part when its predicted gap `g + (h/2) G v <= 0`, and then
+//!   a contact takes part when its predicted gap `g + γ h G v <= 0` (γ = 1/2
+//!   unless `gamma` says otherwise, as Siconos' default), and then
 //!   `G v⁺ + e G v` is complementary to its percussion (Newton's impact law, for
 //!   every active contact as the standard scheme has it; the energy-safe
 //!   variant uses `e = 1` for an active contact that is already opening, so
@@ -18,7 +19,9 @@
 //!   the others are pinned at zero through their bounds, so the LCP matrix stays
 //!   the same from step to step and its factorizations stay cached.
 //!   The projected variant then moves `q⁺` onto `G q + g0 >= 0` (see
-//!   [`super::projection`]).
+//!   [`super::projection`]); the direct-projection variant keeps an index set
+//!   with hysteresis and projects its contacts (see
+//!   [`super::direct_projection`]).
 //!
 //! Friction (per contact, along its slip velocity `s = T v⁺ + Tw w + t0`) is the
 //! Coulomb block of the notes with the contact's own normal reaction `λ`:
@@ -30,6 +33,7 @@
 //! solver, whose cost per step grows linearly with the chain.
 
 use super::contact::{Contacts, Inverse};
+use super::direct_projection::{decode_index_set, encode_index_set, DirectProjector};
 use super::projection::Projection;
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Bound};
@@ -44,14 +48,26 @@ pub struct MechStepper {
     impact: Impact,
     /// θ of the smooth part (0 for semi-explicit).
     theta: f64,
+    /// Moreau–Jean's activation parameter γ.
+    gamma: f64,
     size: StepSize,
     dof: usize,
+    /// Per contact, the index of its normal pair.
+    pair: Vec<usize>,
     inverse: Inverse,
     contacts: Contacts,
     /// The position correction of `moreau-jean-projected`.
     projection: Option<Projection>,
+    /// The index set and projection of `moreau-jean-direct-projection`.
+    direct: Option<DirectProjector>,
     /// Moreau–Jean's index set of the last step (which contacts took part).
     engaged: Vec<bool>,
+    /// The direct projection's index set as of the last committed step: its
+    /// activation depends on it, where the others decide afresh each step.
+    index_set: Vec<bool>,
+    /// The direct projection's warm start as saved in FMU states, with the
+    /// index set in it (see [`encode_index_set`]).
+    reported: Vec<Bound>,
     /// Whether the dense solver has seen the bounds of `engaged`.
     bounds_fresh: bool,
     rhs: Vec<f64>,
@@ -74,7 +90,7 @@ impl MechStepper {
         let method = scheme.method;
         let inverse = Inverse::new(sys);
         let contacts = Contacts::new(sys);
-        MechStepper {
+        let mut s = MechStepper {
             method,
             impact: scheme.impact,
             theta: if method == Method::SemiExplicit {
@@ -84,10 +100,17 @@ impl MechStepper {
             },
             size: StepSize::new(),
             dof: n,
+            pair: sys.pair.clone(),
             inverse,
             contacts,
+            gamma: scheme.gamma,
             projection: (method == Method::MoreauJeanProjected).then(|| Projection::new(sys)),
+            direct: (method == Method::MoreauJeanDirectProjection)
+                .then(|| DirectProjector::new(sys, scheme.projection)),
             engaged: vec![true; nc],
+            // Siconos starts with an empty index set.
+            index_set: vec![false; nc],
+            reported: vec![Bound::Lower; nu],
             bounds_fresh: false,
             rhs: vec![0.0; n],
             gap: vec![0.0; nc],
@@ -99,7 +122,10 @@ impl MechStepper {
             x_next: vec![0.0; 2 * n],
             u_next: vec![0.0; nu],
             y_next: vec![0.0; nu],
-        }
+        };
+        // A state saved before the first step carries the empty index set.
+        s.report_index_set();
+        s
     }
 
     pub fn invalidate(&mut self) {
@@ -107,12 +133,26 @@ impl MechStepper {
     }
 
     pub fn active_set(&self) -> &[Bound] {
-        self.contacts.active_set()
+        if self.direct.is_some() {
+            &self.reported
+        } else {
+            self.contacts.active_set()
+        }
     }
 
     pub fn reset_active_set(&mut self) {
         self.contacts.reset_active_set();
         self.size.forget();
+        self.index_set.fill(false);
+        self.report_index_set();
+    }
+
+    /// Writes the solver's warm start and the index set into `reported`.
+    fn report_index_set(&mut self) {
+        if self.direct.is_some() {
+            let solver = self.contacts.active_set();
+            encode_index_set(solver, &self.index_set, &self.pair, &mut self.reported);
+        }
     }
 
     pub fn cached_step(&self) -> f64 {
@@ -121,7 +161,19 @@ impl MechStepper {
 
     pub fn restore(&mut self, cached_step: f64, active_set: &[Bound]) {
         self.size.restore(cached_step);
-        self.contacts.set_active_set(active_set);
+        if self.direct.is_none() {
+            self.contacts.set_active_set(active_set);
+            return;
+        }
+        // `reported` is the scratch for the solver's part, then keeps the saved set.
+        decode_index_set(
+            active_set,
+            &self.pair,
+            &mut self.index_set,
+            &mut self.reported,
+        );
+        self.contacts.set_active_set(&self.reported);
+        self.reported.copy_from_slice(active_set);
     }
 
     /// Builds `Ŵ⁻¹` and the LCP matrix for step size `h` (without allocating:
@@ -135,6 +187,11 @@ impl MechStepper {
         self.contacts.fill(sys, &self.inverse, c);
         if let Some(p) = &mut self.projection {
             if !p.prepare(sys) {
+                return Err(StepError::SingularIteration { h });
+            }
+        }
+        if let Some(d) = &mut self.direct {
+            if !d.prepare(sys) {
                 return Err(StepError::SingularIteration { h });
             }
         }
@@ -213,11 +270,12 @@ impl MechStepper {
                     sys.restitution[k]
                 };
                 qv[p] = self.free_rate[k] + e * u;
-                let touching = match &self.projection {
-                    Some(pr) => pr.touching(self.gap[k]),
-                    None => false,
-                };
-                self.gap[k] + 0.5 * h * self.gap_rate[k] <= 0.0 || touching
+                let predicted = self.gap[k] + self.gamma * h * self.gap_rate[k];
+                match (&self.projection, &self.direct) {
+                    (_, Some(d)) => d.engaged(self.index_set[k], predicted, u),
+                    (Some(pr), None) => predicted <= 0.0 || pr.touching(self.gap[k]),
+                    (None, None) => predicted <= 0.0,
+                }
             } else {
                 qv[p] = self.gap[k] + h * self.free_rate[k];
                 true
@@ -275,6 +333,12 @@ impl MechStepper {
                 return Err(StepError::Lcp(info));
             }
         }
+        if let Some(d) = &mut self.direct {
+            let info = d.project(sys, q_next, &self.engaged);
+            if info.status != lcp::Status::Solved {
+                return Err(StepError::Lcp(info));
+            }
+        }
         if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
             return Err(StepError::NotFinite);
         }
@@ -284,6 +348,11 @@ impl MechStepper {
     pub fn take_result(&mut self, x: &mut Vec<f64>, u: &mut Vec<f64>) {
         std::mem::swap(x, &mut self.x_next);
         std::mem::swap(u, &mut self.u_next);
+        // The step is committed: its index set becomes the next one's history.
+        if self.direct.is_some() {
+            self.index_set.copy_from_slice(&self.engaged);
+            self.report_index_set();
+        }
     }
 
     /// Reactions before the first step are zero: forces and percussions are

@@ -12,6 +12,7 @@
 
 mod contact;
 pub mod dims;
+mod direct_projection;
 pub mod event;
 mod mechanical;
 mod mode;

@@ -77,23 +77,31 @@ pub(super) struct Projection {
     terms: Vec<f64>,
 }
 
+/// The mass and gap rows of `sys` without forces or friction, one pair per
+/// contact in contact order: what the contact machinery needs to build a
+/// position-level Delassus matrix `G M⁻¹ Gᵀ`.
+pub(super) fn normal_rows(sys: &MechSystem) -> MechSystem {
+    let mut normal = sys.clone();
+    // The iteration matrix is M alone: clearing the force patterns also lets
+    // a lumped M take the diagonal path even when springs couple the bodies.
+    normal.position_force.entries.clear();
+    normal.velocity_force.entries.clear();
+    normal.input_force.entries.clear();
+    normal.friction_contact.clear();
+    normal.mu.clear();
+    normal.slip.entries.clear();
+    normal.slip.rows = 0;
+    normal.slip_inputs.entries.clear();
+    normal.slip_inputs.rows = 0;
+    normal.slip0.clear();
+    normal.pair = (0..sys.contacts()).collect();
+    normal
+}
+
 impl Projection {
     pub(super) fn new(sys: &MechSystem) -> Self {
         let nc = sys.contacts();
-        let mut normal = sys.clone();
-        // The iteration matrix is M alone: clearing the force patterns also lets
-        // a lumped M take the diagonal path even when springs couple the bodies.
-        normal.position_force.entries.clear();
-        normal.velocity_force.entries.clear();
-        normal.input_force.entries.clear();
-        normal.friction_contact.clear();
-        normal.mu.clear();
-        normal.slip.entries.clear();
-        normal.slip.rows = 0;
-        normal.slip_inputs.entries.clear();
-        normal.slip_inputs.rows = 0;
-        normal.slip0.clear();
-        normal.pair = (0..nc).collect();
+        let normal = normal_rows(sys);
         let inverse = Inverse::new(&normal);
         let contacts = Contacts::new(&normal);
         Projection {

@@ -196,31 +196,49 @@ fn fmu_states_replay_bit_for_bit_and_serialize_into_a_new_instance() {
 /// starts from the step's own percussions): a restored run still repeats bit
 /// for bit, on the dense (N = 10) and the band (N = 60) path, through the blow
 /// running down the column and the projections it causes.
+///
+/// The direct projection's index set, which remembers the previous step's,
+/// travels in the saved active set: the same holds for it.
 #[test]
 fn projected_chain_states_replay_bit_for_bit() {
     let path = crate::model_path("bead_chain");
-    for size in [10, 60] {
-        let m = lcsfmu::model::validate::load_with(
-            &path,
-            &[("N".into(), size)],
-            Some("moreau-jean-projected"),
-        )
-        .unwrap();
+    for (size, method) in [
+        (10, "moreau-jean-projected"),
+        (60, "moreau-jean-projected"),
+        (10, "moreau-jean-direct-projection"),
+        (60, "moreau-jean-direct-projection"),
+    ] {
+        let m =
+            lcsfmu::model::validate::load_with(&path, &[("N".into(), size)], Some(method)).unwrap();
         let h = 1e-3;
+        let mut i = initialized(m.clone());
+        // A state saved before the first step (the empty index set) replays too.
+        let start = i.snapshot();
+        let whole = run_steps(&mut i, 0, 30, h);
+        i.restore(&start).unwrap();
+        assert_eq!(
+            run_steps(&mut i, 0, 30, h),
+            whole,
+            "N = {size} {method}: from t = 0"
+        );
         let mut i = initialized(m.clone());
         run_steps(&mut i, 0, 3, h);
         let snap = i.snapshot();
         let bytes = i.serialize(&snap);
         let first = run_steps(&mut i, 3, 300, h);
         i.restore(&snap).unwrap();
-        assert_eq!(run_steps(&mut i, 3, 300, h), first, "N = {size}: restore");
+        assert_eq!(
+            run_steps(&mut i, 3, 300, h),
+            first,
+            "N = {size} {method}: restore"
+        );
         let mut fresh = initialized(m);
         let s = fresh.deserialize(&bytes).unwrap();
         fresh.restore(&s).unwrap();
         assert_eq!(
             run_steps(&mut fresh, 3, 300, h),
             first,
-            "N = {size}: deserialized"
+            "N = {size} {method}: deserialized"
         );
         // The projection did act in these steps.
         let plain = lcsfmu::model::validate::load_with(&path, &[("N".into(), size)], None).unwrap();
@@ -229,7 +247,7 @@ fn projected_chain_states_replay_bit_for_bit() {
         assert_ne!(
             run_steps(&mut p, 3, 300, h),
             first,
-            "N = {size}: no projection"
+            "N = {size} {method}: no projection"
         );
     }
 }
@@ -323,7 +341,8 @@ fn steps_allocate_nothing() {
 
 /// The band solver's path too: a chain long enough for it, including the first
 /// step (which builds the contact matrix) and a change of step size; and the
-/// projected variant's second LCP, banded (N = 200) and dense (N = 10).
+/// projected variant's second LCP, banded (N = 200) and dense (N = 10), and
+/// the direct projection's.
 #[test]
 fn chain_steps_allocate_nothing() {
     let path = crate::model_path("bead_chain");
@@ -331,6 +350,8 @@ fn chain_steps_allocate_nothing() {
         (200, None),
         (200, Some("moreau-jean-projected")),
         (10, Some("moreau-jean-projected")),
+        (200, Some("moreau-jean-direct-projection")),
+        (10, Some("moreau-jean-direct-projection")),
     ] {
         let m = lcsfmu::model::validate::load_with(&path, &[("N".into(), size)], method).unwrap();
         let mut i = initialized(m);

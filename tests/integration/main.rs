@@ -17,6 +17,8 @@
 //!   inputs into block outputs, block parameters checked at initialization
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
+//! - `siconos_options` gamma and the direct projection: Siconos' bouncing-ball
+//!   example against its result file, the default gamma bit for bit
 //! - `tiny_steps`   a master that accumulates its time: the tiny last step keeps the
 //!   multipliers of its mode
 //! - `units`        bundled models in grams and milliamperes: the same active set at every
@@ -78,6 +80,7 @@ mod models;
 mod nonlinear;
 mod numeric;
 mod plot;
+mod siconos_options;
 mod tiny_steps;
 mod units;
 mod woodpecker;

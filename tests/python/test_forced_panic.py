@@ -50,7 +50,6 @@ class Logged:
         self.callbacks.logger = fmi2CallbackLoggerTYPE(logger)
         self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
         self.callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-        self.callbacks.stepFinished = None
 
     def take(self):
         records, self.records = self.records, []

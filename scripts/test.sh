@@ -18,7 +18,10 @@ cargo build --release --bins --examples
 # The FMU template only compiles with a generated model: lint it with one.
 cache=target/fmu-build
 ./target/release/lcsfmu build models/sign_spiral.toml -o "$cache/sign_spiral.fmu"
-LCSFMU_GENERATED="$PWD/$cache/generated/sign_spiral.rs" cargo clippy -p fmu-template --release -- -D warnings
+for features in "" forced-panic; do
+    LCSFMU_GENERATED="$PWD/$cache/generated/sign_spiral.rs" \
+        cargo clippy -p fmu-template --release --features "$features" -- -D warnings
+done
 # Memory: every bundled model's FMU under valgrind, 1,000 life cycles of 100 steps
 # each (examples/fmu_cycles.rs); a leak or an invalid access fails the suite.
 rm -rf "$cache/memcheck"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: Rust unit and integration tests, lints, then every bundled
-# model built into an FMU, checked under valgrind and with FMPy (pytest, in a venv
-# created here).
+# model built into an FMU, checked under valgrind, a short run of each fuzz target,
+# and FMPy (pytest, in a venv created here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 requirements=tests/python/requirements.txt . scripts/venv.sh
 
 cargo fmt --all --check
+cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 cargo clippy --all-targets --release -- -D warnings
 cargo test --release
 # The figures of the random FMI call sequences (tests/integration/call_sequences.rs).
@@ -17,7 +18,10 @@ cargo build --release --bins --examples
 # The FMU template only compiles with a generated model: lint it with one.
 cache=target/fmu-build
 ./target/release/lcsfmu build models/sign_spiral.toml -o "$cache/sign_spiral.fmu"
-LCSFMU_GENERATED="$PWD/$cache/generated/sign_spiral.rs" cargo clippy -p fmu-template --release -- -D warnings
+for features in "" forced-panic; do
+    LCSFMU_GENERATED="$PWD/$cache/generated/sign_spiral.rs" \
+        cargo clippy -p fmu-template --release --features "$features" -- -D warnings
+done
 # Memory: every bundled model's FMU under valgrind, 1,000 life cycles of 100 steps
 # each (examples/fmu_cycles.rs); a leak or an invalid access fails the suite.
 rm -rf "$cache/memcheck"
@@ -26,6 +30,23 @@ for fmu in "$cache"/memcheck/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
         target/release/examples/fmu_cycles "$fmu" 1000 100
 done
+# Coverage-guided fuzzing (fuzz/, a workspace of its own, on the nightly toolchain): each
+# target for 20 s from its seed corpus (written by fuzz/examples/seeds.rs); a crash, a
+# panic, a hang over 10 s or 2 GB of memory fails the suite. The long runs: README, Fuzzing.
+command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
+(
+    cd fuzz
+    cargo run --quiet --release --example seeds
+    for target in model_file fmu_state check_archive; do
+        log="../target/fuzz-$target.log"
+        if ! cargo +nightly fuzz run -O "$target" -- -max_total_time=20 -max_len=131072 \
+            -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1; then
+            tail -n 60 "$log"
+            exit 1
+        fi
+        echo "fuzz $target: $(grep -E '^Done' "$log"), $(grep -oE 'cov: [0-9]+' "$log" | tail -n 1)"
+    done
+)
 # Installed with the source tree gone, offline (scripts/install-test.sh).
 bash scripts/install-test.sh
 LCSFMU_BIN="$PWD/target/release/lcsfmu" LCSFMU_FMI_COSIM="$PWD/target/release/examples/fmi_cosim" \

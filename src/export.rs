@@ -26,6 +26,12 @@ pub struct BuildEnv {
     pub cache_dir: PathBuf,
     /// Print cargo's output.
     pub verbose: bool,
+    /// Cargo features of the template, for tests only (`forced-panic`); from
+    /// `$LCSFMU_TEMPLATE_FEATURES` (comma-separated), deliberately not an option
+    /// of `lcsfmu build`. Such builds get their own target directory under the
+    /// cache: the template's library has one file name whatever its features,
+    /// and cargo would otherwise take one variant's file for the other's.
+    pub template_features: Vec<String>,
 }
 
 /// The sources embedded by `build.rs`: `FILES` (path, contents) and their `HASH`.
@@ -52,6 +58,11 @@ crate-type = ["cdylib"]
 
 [dependencies]
 lcsfmu = { path = "..", default-features = false }
+
+[features]
+# Test only: fmi2DoStep panics from t = 1 on (template/src/forced_panic.rs).
+# `lcsfmu build` turns it on when LCSFMU_TEMPLATE_FEATURES names it.
+forced-panic = []
 "#;
 
 impl BuildEnv {
@@ -75,10 +86,18 @@ impl BuildEnv {
                 Some(dir) => dir.join("target").join("fmu-build"),
                 None => user_cache_dir().join("lcsfmu"),
             });
+        let template_features = std::env::var("LCSFMU_TEMPLATE_FEATURES")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .map(String::from)
+            .collect();
         BuildEnv {
             source_dir,
             cache_dir,
             verbose: false,
+            template_features,
         }
     }
 }
@@ -188,6 +207,10 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
         Some(dir) => (cwd.join(dir).join("Cargo.toml"), "--locked"),
         None => (materialize(&cache_dir)?.join("Cargo.toml"), "--offline"),
     };
+    let target_dir = match env.template_features.as_slice() {
+        [] => cache_dir.clone(),
+        features => cache_dir.join("features").join(features.join("+")),
+    };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(&cargo);
     cmd.args([
@@ -200,13 +223,16 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
     ])
     .arg(&manifest)
     .arg("--target-dir")
-    .arg(&cache_dir)
+    .arg(&target_dir)
     .env("LCSFMU_GENERATED", &generated)
     // A cargo that runs us (cargo run, cargo test) exports variables meant for
     // its own child; they must not leak into this unrelated build.
     .env_remove("CARGO_TARGET_DIR")
     .env_remove("RUSTFLAGS")
     .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    if !env.template_features.is_empty() {
+        cmd.arg("--features").arg(env.template_features.join(","));
+    }
     if !env.verbose {
         cmd.arg("--quiet");
     }
@@ -219,7 +245,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
             String::from_utf8_lossy(&output.stderr)
         )));
     }
-    let library = cache_dir.join("release").join("libfmu_template.so");
+    let library = target_dir.join("release").join("libfmu_template.so");
     let binary = std::fs::read(&library).map_err(io(&library))?;
     drop(lock);
 

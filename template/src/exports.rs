@@ -474,6 +474,8 @@ pub extern "C" fn fmi2DoStep(
     _noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
 ) -> fmi2Status {
     enter(c, "fmi2DoStep", |comp| {
+        #[cfg(feature = "forced-panic")]
+        crate::forced_panic::at(currentCommunicationPoint);
         comp.instance
             .do_step(currentCommunicationPoint, communicationStepSize)?;
         // The event-driven scheme says what each step took (logEvents) and

@@ -9,6 +9,8 @@
 
 mod exports;
 mod ffi;
+#[cfg(feature = "forced-panic")]
+mod forced_panic;
 mod shell;
 
 #[allow(dead_code)]

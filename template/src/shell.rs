@@ -22,8 +22,9 @@ pub struct Component {
     environment: fmi2ComponentEnvironment,
     /// Debug logging (the `logEvents` category) as set by the importer.
     logging_on: bool,
-    /// Set when a panic escaped a call: the data may be inconsistent, so only
-    /// `fmi2FreeInstance` (and `fmi2Reset`) remain allowed.
+    /// Set when a panic escaped a call: the data may be inconsistent (the panic
+    /// may have stopped a step half way), so every call but `fmi2FreeInstance`
+    /// is refused, `fmi2Reset` included: it would reuse the same data.
     poisoned: bool,
 }
 
@@ -177,15 +178,16 @@ pub fn enter(
     }
 }
 
-/// A call on a component that an earlier panic left unusable.
+/// A call on a component that an earlier panic left unusable: `fmi2Fatal`
+/// again, since `fmi2Error` would tell the importer that `fmi2Reset` helps.
 #[cold]
 #[inline(never)]
 fn refuse_poisoned(comp: &Component, what: &str) -> fmi2Status {
     comp.log(
-        fmi2Status::fmi2Error,
+        fmi2Status::fmi2Fatal,
         &format!("{what}: the instance failed fatally earlier; only fmi2FreeInstance is possible"),
     );
-    fmi2Status::fmi2Error
+    fmi2Status::fmi2Fatal
 }
 
 /// Logs a failed call and returns its status.

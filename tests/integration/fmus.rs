@@ -24,6 +24,7 @@ pub const OK: u32 = binding::fmi2Status_fmi2OK;
 pub const WARNING: u32 = binding::fmi2Status_fmi2Warning;
 pub const DISCARD: u32 = binding::fmi2Status_fmi2Discard;
 pub const ERROR: u32 = binding::fmi2Status_fmi2Error;
+pub const FATAL: u32 = binding::fmi2Status_fmi2Fatal;
 pub const LAST_SUCCESSFUL_TIME: u32 = binding::fmi2StatusKind_fmi2LastSuccessfulTime;
 pub const TERMINATED: u32 = binding::fmi2StatusKind_fmi2Terminated;
 pub const CO_SIMULATION: u32 = binding::fmi2Type_fmi2CoSimulation;
@@ -81,6 +82,21 @@ pub fn bundled(stem: &str) -> PathBuf {
         &validate::load(&path).unwrap_or_else(|e| panic!("{e}")),
         &path,
     )
+}
+
+/// A bundled model's FMU compiled with test-only features of the template
+/// (`forced-panic`), in its own directory; built on every call.
+pub fn bundled_with_features(stem: &str, features: &[&str]) -> PathBuf {
+    let path = model_path(stem);
+    let model = validate::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let out = out_dir()
+        .join(features.join("+"))
+        .join(format!("{stem}.fmu"));
+    let env = BuildEnv {
+        template_features: features.iter().map(|f| f.to_string()).collect(),
+        ..BuildEnv::from_env()
+    };
+    export::build(&model, &path, &out, &env).unwrap_or_else(|e| panic!("building {stem}: {e}"))
 }
 
 /// The FMU of a test model stored in `tests/data/<stem>.toml`.

@@ -41,6 +41,8 @@
 //! - `numeric`        non-finite values, extreme step sizes, infeasible and overflowing
 //!   parameters, an LCP beyond the pivot budget
 //! - `call_sequences` 10,000 seeded random call sequences (status histogram printed)
+//! - `forced_panic`   a template built to panic in `fmi2DoStep`: fmi2Fatal, the message
+//!   logged, every later call refused, the process and the library usable
 //! - `fmu_check`      `lcsfmu check FILE.fmu`: every bundled FMU passes; broken copies
 //!   (edited XML, bad entries, a renamed symbol) fail with exactly the expected line
 //! - `binary_run`     the binary's run in a child process: foreign binaries (gcc-built
@@ -69,6 +71,7 @@ mod docs;
 mod event;
 mod fmu_check;
 mod fmus;
+mod forced_panic;
 mod hostile;
 mod importer;
 mod instance;

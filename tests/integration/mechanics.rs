@@ -1,6 +1,7 @@
 //! Mechanical models in the core: parameters checked again at initialization,
 //! `[defines]` through the public loader, the contact LCP matrices against
-//! their closed forms, and Coulomb friction under Moreau–Jean. (Trajectories are checked through FMPy in
+//! their closed forms, Coulomb friction under Moreau–Jean, and `lcsfmu check` of a
+//! large chain (no dense LCP). (Trajectories are checked through FMPy in
 //! `tests/python/test_mechanics.py`; allocations per step in `instance`.)
 
 use super::model;
@@ -169,5 +170,34 @@ fn moreau_jean_friction_sticks_exactly_and_respects_the_cone() {
     assert!(
         stuck > 1000 && slipping > 1000,
         "{stuck} stuck, {slipping} slipping"
+    );
+}
+
+/// `lcsfmu check` on a model file prints the step's LCP only when it is small:
+/// a large one must not be made dense on the way (the 20,000-bead chain's dense
+/// matrix is 3.2 GB; the 100,000-bead chain's, 80 GB, aborted `check`). Run under
+/// a 1 GiB address-space limit, which the dense matrix would exceed.
+#[test]
+fn check_of_a_large_chain_summarizes_its_lcp_without_a_dense_matrix() {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 1048576 && exec "$@""#)
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_lcsfmu"))
+        .arg("check")
+        .arg(super::model_path("bead_chain"))
+        .args(["--define", "N=20000"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("LCP of one step (h = 0.001): 20000 x 20000, not printed"),
+        "{stdout}"
     );
 }

@@ -11,6 +11,8 @@ Table of contents of the suite
   test_parameters.py        4     parameters/start values change results as the exact solution says
   test_fmu_state.py         5     get/set/serialize FMU state, fmi2Reset, two instances
   test_failures.py          6     Discard + terminated on infeasible steps, initialization errors
+  test_forced_panic.py            a template built to panic in fmi2DoStep: fmi2Fatal, the message
+                                  logged, every later call refused, the process lives
   test_second_importer.py         the Rust `fmi` crate (examples/fmi_cosim.rs) == FMPy, bit for bit
   test_model_structure.py         rules FMPy does not check: initial on inputs, InitialUnknowns,
                                   dependencies measured through FMPy

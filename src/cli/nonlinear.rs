@@ -26,29 +26,19 @@ pub fn print(model: &Model, lcs: &Lcs, stepper: &mut Stepper, h: f64) {
         "\nnonlinear parts (added to the linear terms; Jacobians by forward-mode differentiation):"
     );
     let time = |e: &crate::model::expr::Expr| if e.reads_time() { "  [reads time]" } else { "" };
-    for (i, e) in &nl.der {
-        println!(
-            "  der({}) += {}{}",
-            model.states[*i].name,
-            program_text(e, &params, &vars),
-            time(e)
-        );
-    }
-    for (j, e) in &nl.y {
-        println!(
-            "  y of {} += {}{}",
-            model.pairs[*j].name,
-            program_text(e, &params, &vars),
-            time(e)
-        );
-    }
-    for (k, e) in &nl.outputs {
-        println!(
-            "  output {} += {}{}",
-            model.outputs[*k].name,
-            program_text(e, &params, &vars),
-            time(e)
-        );
+    let der = nl
+        .der
+        .iter()
+        .map(|(i, e)| (format!("der({})", model.states[*i].name), e));
+    let y =
+        nl.y.iter()
+            .map(|(j, e)| (format!("y of {}", model.pairs[*j].name), e));
+    let outputs = nl
+        .outputs
+        .iter()
+        .map(|(k, e)| (format!("output {}", model.outputs[*k].name), e));
+    for (what, e) in der.chain(y).chain(outputs) {
+        println!("  {what} += {}{}", program_text(e, &params, &vars), time(e));
     }
     let blocks: Vec<&str> = model
         .blocks

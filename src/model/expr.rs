@@ -334,7 +334,11 @@ impl Expr {
     /// Compiles a tree whose names are all parameters; `param` maps a name to its index.
     pub fn compile(node: &Node, param: &dyn Fn(&str) -> Option<usize>) -> Result<Expr, ExprError> {
         let mut ops = Vec::new();
-        emit(node, param, &mut ops)?;
+        emit(
+            node,
+            &|name| param(name).map(|i| Op::Param(i as u32)),
+            &mut ops,
+        )?;
         let expr = Expr {
             ops: fold_constants(ops),
         };
@@ -438,28 +442,31 @@ impl Expr {
     }
 }
 
-fn emit(
+/// Appends the postfix program of `node` to `ops`; `name` gives the operand a
+/// name stands for (a parameter here, also a variable or the time in
+/// `program`), or None for an unknown name.
+pub(super) fn emit(
     node: &Node,
-    param: &dyn Fn(&str) -> Option<usize>,
+    name: &dyn Fn(&str) -> Option<Op>,
     ops: &mut Vec<Op>,
 ) -> Result<(), ExprError> {
     match node {
         Node::Num(v) => ops.push(Op::Const(*v)),
-        Node::Name(name) => match param(name) {
-            Some(i) => ops.push(Op::Param(i as u32)),
-            None => return err(0, format!("unknown name '{name}'")),
+        Node::Name(n) => match name(n) {
+            Some(op) => ops.push(op),
+            None => return err(0, format!("unknown name '{n}'")),
         },
         Node::Neg(a) => {
-            emit(a, param, ops)?;
+            emit(a, name, ops)?;
             ops.push(Op::Neg);
         }
         Node::Call(f, a) => {
-            emit(a, param, ops)?;
+            emit(a, name, ops)?;
             ops.push(Op::Call(*f));
         }
         Node::Bin(b, l, r) => {
-            emit(l, param, ops)?;
-            emit(r, param, ops)?;
+            emit(l, name, ops)?;
+            emit(r, name, ops)?;
             ops.push(Op::Bin(*b));
         }
     }

@@ -19,7 +19,7 @@
 //!
 //! All three run on a stack of [`MAX_STACK`] entries: no allocation.
 
-use super::expr::{err, BinOp, Expr, ExprError, Node, Op, MAX_STACK};
+use super::expr::{emit, err, BinOp, Expr, ExprError, Node, Op, MAX_STACK};
 use serde::{Deserialize, Serialize};
 
 /// Where a program is evaluated: the variables (states, pairs, inputs, read
@@ -158,7 +158,14 @@ impl Expr {
     ) -> Result<Expr, ExprError> {
         check_smooth(node, lookup)?;
         let mut ops = Vec::new();
-        emit(node, lookup, &mut ops)?;
+        let operand = |name: &str| {
+            lookup(name).map(|o| match o {
+                Operand::Param(i) => Op::Param(i as u32),
+                Operand::Var(j) => Op::Var(j as u32),
+                Operand::Time => Op::Time,
+            })
+        };
+        emit(node, &operand, &mut ops)?;
         let expr = Expr::from_ops(super::expr::fold_constants(ops));
         if expr.stack_depth() > MAX_STACK {
             return err(0, "expression too large");
@@ -339,36 +346,6 @@ fn apply(b: BinOp, a: f64, c: f64) -> f64 {
     } else {
         b.apply(a, c)
     }
-}
-
-fn emit(
-    node: &Node,
-    lookup: &dyn Fn(&str) -> Option<Operand>,
-    ops: &mut Vec<Op>,
-) -> Result<(), ExprError> {
-    match node {
-        Node::Num(v) => ops.push(Op::Const(*v)),
-        Node::Name(name) => ops.push(match lookup(name) {
-            Some(Operand::Param(i)) => Op::Param(i as u32),
-            Some(Operand::Var(j)) => Op::Var(j as u32),
-            Some(Operand::Time) => Op::Time,
-            None => return err(0, format!("unknown name '{name}'")),
-        }),
-        Node::Neg(a) => {
-            emit(a, lookup, ops)?;
-            ops.push(Op::Neg);
-        }
-        Node::Call(f, a) => {
-            emit(a, lookup, ops)?;
-            ops.push(Op::Call(*f));
-        }
-        Node::Bin(b, l, r) => {
-            emit(l, lookup, ops)?;
-            emit(r, lookup, ops)?;
-            ops.push(Op::Bin(*b));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

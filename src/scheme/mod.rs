@@ -285,6 +285,9 @@ impl Stepper {
     /// with inputs `w`. Step sizes within [`SAME_STEP`] of the cached one
     /// reuse its matrices. Only the nonlinear step reads `u` (its Newton
     /// iteration starts there) and `t` (sources in time).
+    // Inlined into the FMU's step loop: as a call of its own the dispatch cost
+    // about 27 instructions per step (callgrind), 10 % of the cheapest model's step.
+    #[inline(always)]
     pub fn step(
         &mut self,
         lcs: &Lcs,

@@ -270,40 +270,48 @@ impl NewtonStepper {
             self.fu0.fill(0.0);
         }
         // fx becomes J_x = I - hθ ∂f/∂x, g becomes J_u, then J_x⁻¹ J_u.
-        self.fx *= -h * theta;
+        // The loops run over the column-major slices: indexing the matrices
+        // entry by entry cost a bounds check and a reload of their shapes per
+        // entry, which was most of this function for small models.
+        let fx = self.fx.as_mut_slice();
+        for v in fx.iter_mut() {
+            *v *= -h * theta;
+        }
         for i in 0..nx {
-            self.fx[(i, i)] += 1.0;
+            fx[i * nx + i] += 1.0;
         }
         if !self.lu.factor(&self.fx) {
             return Err(StepError::SingularIteration { h });
         }
-        for i in 0..nx {
-            for j in 0..nu {
-                self.g[(i, j)] = -h * (theta * self.fu1[(i, j)] + (1.0 - theta) * self.fu0[(i, j)]);
-            }
+        let (fu1, fu0) = (self.fu1.as_slice(), self.fu0.as_slice());
+        for ((g, a1), a0) in self.g.as_mut_slice().iter_mut().zip(fu1).zip(fu0) {
+            *g = -h * (theta * a1 + (1.0 - theta) * a0);
         }
         self.lu.solve_columns(&mut self.g);
         self.a.copy_from_slice(&self.cur.phi[..nx]);
         self.lu.solve(&mut self.a);
         // M = C_u - C_x g, q = c - C_x a - M ū.
         let p = &mut self.problem;
-        p.m.copy_from(&self.cu);
-        for i in 0..nu {
-            for j in 0..nu {
+        let (cx, g) = (self.cx.as_slice(), self.g.as_slice());
+        let m = p.m.as_mut_slice();
+        m.copy_from_slice(self.cu.as_slice());
+        for j in 0..nu {
+            let gj = &g[j * nx..(j + 1) * nx];
+            for i in 0..nu {
                 let mut s = 0.0;
                 for k in 0..nx {
-                    s += self.cx[(i, k)] * self.g[(k, j)];
+                    s += cx[k * nu + i] * gj[k];
                 }
-                p.m[(i, j)] -= s;
+                m[j * nu + i] -= s;
             }
         }
         for i in 0..nu {
             let mut q = self.cur.c[i];
             for k in 0..nx {
-                q -= self.cx[(i, k)] * self.a[k];
+                q -= cx[k * nu + i] * self.a[k];
             }
             for j in 0..nu {
-                q -= p.m[(i, j)] * self.u_bar[j];
+                q -= m[j * nu + i] * self.u_bar[j];
             }
             p.q[i] = q;
         }

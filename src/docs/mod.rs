@@ -339,6 +339,24 @@ fn scheme(h: &mut String, model: &Model) {
             ),
         );
     }
+    if s.theta_gamma.multipliers != 1.0 {
+        row(
+            "gamma",
+            format!(
+                "{} (the multiplier term is h (gamma B u⁺ + (1 - gamma) B u), u the previous step's)",
+                number(s.theta_gamma.multipliers)
+            ),
+        );
+    }
+    if s.theta_gamma.relation != 1.0 {
+        row(
+            "gamma_relation",
+            format!(
+                "{} (the relation holds at gamma_relation x⁺ + (1 - gamma_relation) x)",
+                number(s.theta_gamma.relation)
+            ),
+        );
+    }
     if s.method == Method::MoreauJeanDirectProjection {
         let p = &s.projection;
         row("activation_threshold", number(p.activation));

@@ -290,6 +290,40 @@ pub struct Scheme {
     /// The settings of `moreau-jean-direct-projection` (defaults elsewhere).
     #[serde(default, skip_serializing_if = "DirectProjection::is_default")]
     pub projection: DirectProjection,
+    /// The theta-method's γ weights (both 1, the plain scheme, elsewhere).
+    #[serde(default, skip_serializing_if = "ThetaGamma::is_default")]
+    pub theta_gamma: ThetaGamma,
+}
+
+/// The θ-γ variants of the first-order theta-method, with the meaning of
+/// Siconos' `EulerMoreauOSI(theta, gamma)`:
+/// `x⁺ = x + h [θ A x⁺ + (1-θ) A x + γ B u⁺ + (1-γ) B u + E w + f]`, and
+/// `y⁺ = C (γ_r x⁺ + (1-γ_r) x) + D u⁺ + F w + g` (the relation at `x_{k+γ_r}`,
+/// Siconos' `setUseGammaForRelation`). Both 1 is the plain scheme, where the
+/// multipliers act over the whole step and the relation holds at its end.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThetaGamma {
+    /// `γ`: the weight of the step's own multipliers in the state update, the
+    /// previous step's taking the rest (file key `gamma`).
+    pub multipliers: f64,
+    /// `γ_r`: where between the step's start and end the relation holds (file
+    /// key `gamma_relation`).
+    pub relation: f64,
+}
+
+impl Default for ThetaGamma {
+    fn default() -> Self {
+        ThetaGamma {
+            multipliers: 1.0,
+            relation: 1.0,
+        }
+    }
+}
+
+impl ThetaGamma {
+    pub fn is_default(&self) -> bool {
+        *self == ThetaGamma::default()
+    }
 }
 
 /// Siconos' default `gamma`: the gap predicted half a step ahead.

@@ -74,8 +74,11 @@ pub struct RawScheme {
     pub max_step: Option<f64>,
     /// Moreau–Jean's impact law.
     pub impact: Option<String>,
-    /// Moreau–Jean's activation parameter.
+    /// Moreau–Jean's activation parameter, or the theta-method's weight of
+    /// the step's multipliers.
     pub gamma: Option<f64>,
+    /// The theta-method's point of the relation.
+    pub gamma_relation: Option<f64>,
     /// `moreau-jean-direct-projection` settings.
     pub activation_threshold: Option<f64>,
     pub deactivation_threshold: Option<f64>,

@@ -7,7 +7,7 @@ use super::raw;
 use super::validate::{Names, Res, Validator};
 use super::{
     DirectProjection, EventSettings, Experiment, Impact, Integrator, Method, Reference, Scheme,
-    DEFAULT_GAMMA,
+    ThetaGamma, DEFAULT_GAMMA,
 };
 
 impl Validator<'_> {
@@ -44,6 +44,7 @@ impl Validator<'_> {
             max_step: None,
             impact: None,
             gamma: None,
+            gamma_relation: None,
             activation_threshold: None,
             deactivation_threshold: None,
             projection_tolerance: None,
@@ -115,6 +116,7 @@ impl Validator<'_> {
         }
         let impact = self.impact(s.impact.as_deref(), method)?;
         let gamma = self.gamma(s.gamma, method)?;
+        let theta_gamma = self.theta_gamma(&s, method)?;
         let projection = self.direct_projection(&s, method)?;
         let theta = theta.unwrap_or(if method.velocity_level() { 0.5 } else { 1.0 });
         if !(0.5..=1.0).contains(&theta) {
@@ -139,29 +141,65 @@ impl Validator<'_> {
             impact,
             gamma,
             projection,
+            theta_gamma,
         })
     }
 
     /// `gamma`: Moreau–Jean's activation parameter, in [0, 1] as in Siconos
     /// (0: a contact takes part once its gap is closed; 1: when it would close
     /// within the step at its current speed).
+    /// For the theta-method `gamma` is its multipliers' weight instead (see
+    /// [`Validator::theta_gamma`]).
     fn gamma(&self, gamma: Option<f64>, method: Method) -> Res<f64> {
         let Some(gamma) = gamma else {
             return Ok(DEFAULT_GAMMA);
         };
+        if method == Method::Theta {
+            return Ok(DEFAULT_GAMMA);
+        }
         if !method.velocity_level() {
             return self.fail(
                 "scheme.gamma",
                 format!(
-                    "belongs to the Moreau–Jean methods (moreau-jean, moreau-jean-projected, moreau-jean-direct-projection), not '{}'",
+                    "belongs to the Moreau–Jean methods (moreau-jean, moreau-jean-projected, moreau-jean-direct-projection) and the theta-method, not '{}'",
                     method.file_name()
                 ),
             );
         }
-        if !(0.0..=1.0).contains(&gamma) {
-            return self.fail("scheme.gamma", format!("gamma = {gamma} is outside [0, 1]"));
-        }
+        self.unit_interval("scheme.gamma", gamma)?;
         Ok(gamma)
+    }
+
+    /// The theta-method's `gamma` (weight of the step's multipliers) and
+    /// `gamma_relation` (where the relation holds), as Siconos'
+    /// `EulerMoreauOSI(theta, gamma)`; each in [0, 1], default 1.
+    fn theta_gamma(&self, s: &raw::RawScheme, method: Method) -> Res<ThetaGamma> {
+        let mut g = ThetaGamma::default();
+        if method == Method::Theta {
+            if let Some(v) = s.gamma {
+                self.unit_interval("scheme.gamma", v)?;
+                g.multipliers = v;
+            }
+        }
+        if let Some(v) = s.gamma_relation {
+            if method != Method::Theta {
+                return self.fail(
+                    "scheme.gamma_relation",
+                    format!("belongs to the theta-method, not '{}'", method.file_name()),
+                );
+            }
+            self.unit_interval("scheme.gamma_relation", v)?;
+            g.relation = v;
+        }
+        Ok(g)
+    }
+
+    fn unit_interval(&self, field: &str, v: f64) -> Res<()> {
+        if !(0.0..=1.0).contains(&v) {
+            let name = field.trim_start_matches("scheme.");
+            return self.fail(field, format!("{name} = {v} is outside [0, 1]"));
+        }
+        Ok(())
     }
 
     /// The settings of `moreau-jean-direct-projection`, refused elsewhere.

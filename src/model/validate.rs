@@ -307,6 +307,17 @@ impl Validator<'_> {
                 ),
             );
         }
+        if nonlinear.dynamics() && !scheme.theta_gamma.is_default() {
+            let field = if scheme.theta_gamma.multipliers != 1.0 {
+                "scheme.gamma"
+            } else {
+                "scheme.gamma_relation"
+            };
+            return self.fail(
+                field,
+                "weights the linear multiplier term B u of the theta-method; this model's dynamics are nonlinear or read time (Newton step), where it is not defined",
+            );
+        }
         let nonlinear = (nonlinear != super::program::Nonlinear::default()).then_some(nonlinear);
         let model = Model {
             name: raw.model.name,

@@ -30,7 +30,7 @@ use super::rk::{brent, error_norm, hermite, next_step, Stages};
 use super::{tidy, StepError, ThetaStepper};
 use crate::lcp::{self, Bound, Problem, Solver};
 use crate::lcs::Lcs;
-use crate::model::EventSettings;
+use crate::model::{EventSettings, ThetaGamma};
 use nalgebra::{DMatrix, DVector};
 
 /// Step of the selection LCP: far below any step the integrator takes, far
@@ -134,7 +134,7 @@ impl EventStepper {
             ),
             select_u: vec![0.0; nu],
             select_y: vec![0.0; nu],
-            fallback: ThetaStepper::new(nx, nu, nw, theta),
+            fallback: ThetaStepper::new(nx, nu, nw, theta, ThetaGamma::default()),
             stages: Stages::new(nx),
             x: vec![0.0; nx],
             f0: vec![0.0; nx],
@@ -384,7 +384,9 @@ impl EventStepper {
             return Ok(solved());
         }
         if finish_by_stepping {
-            let info = self.fallback.step(lcs, &self.x, w, big_h - t)?;
+            let info = self
+                .fallback
+                .step(lcs, &self.x, &self.select_u, w, big_h - t)?;
             self.report.lcp_solves += 1;
             self.x_next.copy_from_slice(&self.fallback.x_next);
             self.u_next.copy_from_slice(&self.fallback.u_next);

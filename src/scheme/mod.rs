@@ -241,6 +241,7 @@ impl Stepper {
                 model.nu(),
                 model.nw(),
                 model.scheme.theta,
+                model.scheme.theta_gamma,
             )),
         }
     }
@@ -298,7 +299,7 @@ impl Stepper {
         h: f64,
     ) -> Result<lcp::Info, StepError> {
         match self {
-            Stepper::Theta(s) => s.step(lcs, x, w, h),
+            Stepper::Theta(s) => s.step(lcs, x, u, w, h),
             Stepper::Mechanical(s) => s.step(lcs, x, w, h),
             Stepper::Event(s) => s.step(lcs, x, w, h),
             Stepper::Newton(s) => s.step(lcs, x, u, w, t, h),

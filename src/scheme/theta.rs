@@ -7,6 +7,14 @@
 //! `x_free = W(I + h(1-θ)A) x + hW(E w + f)`, and `y⁺ = M u⁺ + q` with
 //! `M = D + hCWB`, `q = C x_free + F w + g`.
 //!
+//! The θ-γ variants (Siconos' `EulerMoreauOSI(theta, gamma)`, see
+//! [`ThetaGamma`]) weight the multiplier term: `h(γ B u⁺ + (1-γ) B u)`, where
+//! `u` is the previous step's; the previous multipliers then enter `x_free` as
+//! inputs held over the step do (the step reads `[w, u]` and `E` gains the
+//! columns `(1-γ) B`). The relation at `x_{k+γ_r} = γ_r x⁺ + (1-γ_r) x`
+//! replaces `C` by `γ_r C` in `M` and in `q`'s products and adds
+//! `(1-γ_r) C x` to `q`. At `γ = γ_r = 1` none of this exists.
+//!
 //! Everything that depends only on h (the factorization, `M`) is computed when h
 //! changes and reused otherwise, so a step costs a few matrix-vector products and
 //! a (usually warm-started) LCP solve, and allocates nothing. A step writes its
@@ -17,7 +25,8 @@ use super::dims::{Dims, Dyn, Fixed, FIXED_LIMIT};
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
-use crate::linalg::{add_rows, gemv_acc, store_product, store_rows, Lu, RowsRef};
+use crate::linalg::{gemv_acc, store_product, store_rows, Lu, RowsRef};
+use crate::model::ThetaGamma;
 use nalgebra::{DMatrix, DVector};
 
 /// The step at run-time or compile-time sizes: [`ThetaStepper::step_in`] for one [`Dims`].
@@ -30,6 +39,16 @@ pub struct ThetaStepper {
     nx: usize,
     nu: usize,
     nw: usize,
+    /// The θ-γ weights (see the module's text).
+    gammas: ThetaGamma,
+    /// Inputs the step reads: `nw`, or `nw + nu` when the previous step's
+    /// multipliers enter as inputs (`γ < 1`).
+    nw_step: usize,
+    /// `[w, u]` of a step with `γ < 1`; empty otherwise, which is what the
+    /// step tests (it is never empty with `γ < 1`: `nu >= 1` for any `u`).
+    w_step: Vec<f64>,
+    /// `γ_r C` when `γ_r < 1` (empty otherwise).
+    c_rel: DMatrix<f64>,
     step_fn: StepFn,
     size: StepSize,
     lu: Lu,
@@ -39,7 +58,7 @@ pub struct ThetaStepper {
     phi: DMatrix<f64>,
     /// `h W B`.
     gamma: DMatrix<f64>,
-    /// `h W E`.
+    /// `h W E` (and `(1-γ) h W B` beside it when `γ < 1`).
     ew: DMatrix<f64>,
     /// `h W f`.
     fx: DVector<f64>,
@@ -62,7 +81,9 @@ pub struct ThetaStepper {
 
 impl ThetaStepper {
     /// Buffers for an LCS with `nx` states, `nu` pairs and `nw` inputs.
-    pub fn new(nx: usize, nu: usize, nw: usize, theta: f64) -> Self {
+    pub fn new(nx: usize, nu: usize, nw: usize, theta: f64, gammas: ThetaGamma) -> Self {
+        let carries = gammas.multipliers != 1.0;
+        let nw_step = if carries { nw + nu } else { nw };
         let problem = Problem::boxed(
             DMatrix::zeros(nu, nu),
             DVector::zeros(nu),
@@ -74,14 +95,26 @@ impl ThetaStepper {
             nx,
             nu,
             nw,
+            gammas,
+            nw_step,
+            w_step: if carries {
+                vec![0.0; nw_step]
+            } else {
+                Vec::new()
+            },
+            c_rel: if gammas.relation != 1.0 {
+                DMatrix::zeros(nu, nx)
+            } else {
+                DMatrix::zeros(0, 0)
+            },
             step_fn: Self::step_in::<Dyn>,
             size: StepSize::new(),
             lu: Lu::new(nx),
             phi: DMatrix::zeros(nx, nx),
             gamma: DMatrix::zeros(nx, nu),
-            ew: DMatrix::zeros(nx, nw),
+            ew: DMatrix::zeros(nx, nw_step),
             fx: DVector::zeros(nx),
-            step_data: vec![0.0; Layout::of(nx, nu, nw).len],
+            step_data: vec![0.0; Layout::of(nx, nu, nw_step).len],
             q_work: vec![0.0; nu],
             problem,
             solver: Solver::new(nu, lcp::Settings::default()),
@@ -143,34 +176,66 @@ impl ThetaStepper {
             self.phi[(i, i)] += 1.0;
         }
         self.lu.solve_columns(&mut self.phi);
-        for (dst, src) in [(&mut self.gamma, &lcs.b), (&mut self.ew, &lcs.e)] {
-            dst.copy_from(src);
-            *dst *= h;
-            self.lu.solve_columns(dst);
+        let nw = self.nw;
+        self.gamma.copy_from(&lcs.b);
+        self.gamma *= h;
+        self.lu.solve_columns(&mut self.gamma);
+        self.ew.columns_mut(0, nw).copy_from(&lcs.e);
+        self.ew.columns_mut(0, nw).scale_mut(h);
+        self.lu.solve_columns(&mut self.ew);
+        let (gm, gr) = (self.gammas.multipliers, self.gammas.relation);
+        if self.nw_step > nw {
+            // The previous multipliers' columns, (1-γ) h W B, then γ h W B.
+            let carried = &self.gamma * (1.0 - gm);
+            self.ew.columns_mut(nw, self.nu).copy_from(&carried);
+            self.gamma *= gm;
         }
         self.fx.copy_from(&lcs.f);
         self.fx *= h;
         self.lu.solve(self.fx.as_mut_slice());
+        // The relation's C: γ_r C when it holds inside the step.
+        let c = if gr != 1.0 {
+            self.c_rel.copy_from(&lcs.c);
+            self.c_rel *= gr;
+            &self.c_rel
+        } else {
+            &lcs.c
+        };
 
         // M = D + C gamma, column by column.
         let p = &mut self.problem;
         p.m.copy_from(&lcs.d);
         for (j, mut col) in p.m.column_iter_mut().enumerate() {
-            gemv_acc(col.as_mut_slice(), &lcs.c, self.gamma.column(j).as_slice());
+            gemv_acc(col.as_mut_slice(), c, self.gamma.column(j).as_slice());
         }
         p.lo.copy_from(&lcs.lo);
         p.hi.copy_from(&lcs.hi);
         // The per-step products, with C folded in so that q needs no x_free.
-        let o = Layout::of(self.nx, self.nu, self.nw);
+        let o = Layout::of(self.nx, self.nu, self.nw_step);
         let data = &mut self.step_data;
         store_rows(&mut data[o.x..o.fx], &self.phi);
         data[o.fx..o.xw].copy_from_slice(self.fx.as_slice());
         store_rows(&mut data[o.xw..o.q], &self.ew);
-        store_product(&mut data[o.q..o.q0], &lcs.c, &self.phi);
+        store_product(&mut data[o.q..o.q0], c, &self.phi);
+        if gr != 1.0 {
+            // (1-γ_r) C x: the relation's share of the step's start.
+            let q = &mut data[o.q..o.q0];
+            for i in 0..self.nu {
+                for k in 0..nx {
+                    q[i * nx + k] += (1.0 - gr) * lcs.c[(i, k)];
+                }
+            }
+        }
         data[o.q0..o.qw].copy_from_slice(lcs.g.as_slice());
-        gemv_acc(&mut data[o.q0..o.qw], &lcs.c, self.fx.as_slice());
-        store_product(&mut data[o.qw..o.gamma], &lcs.c, &self.ew);
-        add_rows(&mut data[o.qw..o.gamma], &lcs.fw);
+        gemv_acc(&mut data[o.q0..o.qw], c, self.fx.as_slice());
+        store_product(&mut data[o.qw..o.gamma], c, &self.ew);
+        // + F on the inputs' columns (the carried multipliers have none).
+        let qw = &mut data[o.qw..o.gamma];
+        for i in 0..self.nu {
+            for k in 0..nw {
+                qw[i * self.nw_step + k] += lcs.fw[(i, k)];
+            }
+        }
         store_rows(&mut data[o.gamma..o.len], &self.gamma);
         self.solver.matrix_changed();
         self.size.set(h);
@@ -185,10 +250,34 @@ impl ThetaStepper {
         &mut self,
         lcs: &Lcs,
         x: &[f64],
+        u: &[f64],
         w: &[f64],
         h: f64,
     ) -> Result<lcp::Info, StepError> {
-        (self.step_fn)(self, lcs, x, w, h)
+        if self.w_step.is_empty() {
+            (self.step_fn)(self, lcs, x, w, h)
+        } else {
+            self.step_carrying(lcs, x, u, w, h)
+        }
+    }
+
+    /// The step with `γ < 1`: the previous multipliers are inputs of this step.
+    #[cold]
+    #[inline(never)]
+    fn step_carrying(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        u: &[f64],
+        w: &[f64],
+        h: f64,
+    ) -> Result<lcp::Info, StepError> {
+        let mut w_step = std::mem::take(&mut self.w_step);
+        w_step[..self.nw].copy_from_slice(&w[..self.nw]);
+        w_step[self.nw..].copy_from_slice(&u[..self.nu]);
+        let result = (self.step_fn)(self, lcs, x, &w_step, h);
+        self.w_step = w_step;
+        result
     }
 
     /// Runs the step at the compile-time sizes `NX`, `NU`, `NW` from now on, when
@@ -196,7 +285,8 @@ impl ThetaStepper {
     /// does. The numbers are the same either way (see [`super::dims`]).
     pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
         // A constant condition first: a large model's FMU never instantiates the step.
-        if !Fixed::<NX, NU, NW>::SMALL || !Fixed::<NX, NU, NW>::fits(self.nx, self.nu, self.nw) {
+        if !Fixed::<NX, NU, NW>::SMALL || !Fixed::<NX, NU, NW>::fits(self.nx, self.nu, self.nw_step)
+        {
             return false;
         }
         self.step_fn = Self::step_in::<Fixed<NX, NU, NW>>;
@@ -211,7 +301,7 @@ impl ThetaStepper {
         w: &[f64],
         h: f64,
     ) -> Result<lcp::Info, StepError> {
-        let d = D::of(self.nx, self.nu, self.nw);
+        let d = D::of(self.nx, self.nu, self.nw_step);
         let (nx, nu) = (d.nx(), d.nu());
         let key = self.size.key(h);
         if !self.size.holds(key) {

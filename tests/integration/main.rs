@@ -84,6 +84,7 @@ mod nonlinear;
 mod numeric;
 mod plot;
 mod siconos_options;
+mod theta_gamma;
 mod tiny_steps;
 mod units;
 mod woodpecker;

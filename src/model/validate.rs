@@ -106,6 +106,13 @@ const RESERVED: &[&str] = &[
 /// Most output coefficients (outputs × variables) a model may have: 80 MB.
 const MAX_OUTPUT_ENTRIES: usize = 10_000_000;
 
+/// Most states and pairs of a first-order model. Its schemes hold `n × n`
+/// dense matrices and factor them: at 2,000 that is 32 MB each and about a
+/// second per factorization; a `[defines]` size of 50,000 asked for 20 GB at
+/// the first step and aborted the process (an FMU would take its importer
+/// down with it), and 5,000 diagonal states took minutes.
+const MAX_FIRST_ORDER: usize = 2_000;
+
 pub(super) struct Validator<'a> {
     file: &'a Path,
     /// `--scheme`: replaces the file's `[scheme] method`.
@@ -249,6 +256,15 @@ impl Validator<'_> {
         }
 
         let (nx, nu) = (states.len(), pairs.len());
+        if mechanics.is_none() && nx + nu > MAX_FIRST_ORDER {
+            return self.fail(
+                if nx > 0 { "states" } else { "complementarity" },
+                format!(
+                    "{nx} states and {nu} complementarity pairs: the first-order schemes work on dense matrices of that order ({} MB each, factored per step size), so at most {MAX_FIRST_ORDER} together are accepted (mechanical models, whose chains are stepped with banded solvers, have no such limit)",
+                    (nx + nu).pow(2) * 8 / 1_000_000
+                ),
+            );
+        }
         let mut symbols = variable_symbols(&states, &pairs, &inputs);
         for (i, p) in parameters.iter().enumerate() {
             symbols.insert(&p.name, Symbol::Param(i));

@@ -116,6 +116,11 @@ fn lawful(model: &str, import: &Fmi2Import, r: &mut Raw) -> Result<(), String> {
         "rlc_diode" => value("u_D") >= 0.0,
         // y stays in [L, U] = [-0.5, 0.5]
         "saturated_integrator" => value("y").abs() <= 0.5 && value("k") >= 0.0 && value("l") >= 0.0,
+        // the nonlinear step (Newton–Josephy): the saturation in [-umax, umax] = [-0.5, 0.5]
+        "vdp_saturation" => value("u").abs() <= 0.5 && value("u_lo") >= 0.0 && value("u_hi") >= 0.0,
+        // a source in time: the diodes' complementarity variables are nonnegative
+        "diode_bridge_source" => ["i1", "i2", "r3", "r4"].iter().all(|n| value(n) >= 0.0),
+        "buck_pwm" => value("vx") >= 0.0 && [0.0, 1.0].contains(&value("switch")),
         _ => unreachable!(),
     };
     if ok {
@@ -128,7 +133,9 @@ fn lawful(model: &str, import: &Fmi2Import, r: &mut Raw) -> Result<(), String> {
 #[test]
 fn extreme_step_sizes_complete_lawfully_or_discard_keeping_the_state() {
     let mut outcomes = Vec::new();
-    for model in fmus::BUNDLED {
+    // The linear step's models, and those of the Newton step (nonlinear, sources in time).
+    let nonlinear = ["vdp_saturation", "diode_bridge_source", "buck_pwm"];
+    for model in fmus::BUNDLED.into_iter().chain(nonlinear) {
         outcomes.extend(within(120, model, move || {
             let import = fmus::import(&fmus::bundled(model));
             let outputs = fmus::vrs_of(&import, Causality::Output);
@@ -175,8 +182,17 @@ fn extreme_step_sizes_complete_lawfully_or_discard_keeping_the_state() {
             seen
         }));
     }
-    // Both outcomes occur: the test sees the discard path as well as the results.
+    // Both outcomes occur: the test sees the discard path as well as the results,
+    // for the Newton step too.
     assert!(outcomes.iter().any(|(_, o)| *o == "Discard"));
+    for model in nonlinear {
+        let of = |o: &str| {
+            outcomes
+                .iter()
+                .any(|(w, x)| *x == o && w.starts_with(&format!("{model}:")))
+        };
+        eprintln!("{model}: OK {}, Discard {}", of("OK"), of("Discard"));
+    }
     assert!(outcomes
         .iter()
         .any(|(w, o)| *o == "OK" && w.contains("1e300")));

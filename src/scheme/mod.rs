@@ -14,6 +14,7 @@ mod contact;
 pub mod dims;
 mod direct_projection;
 pub mod event;
+pub mod exchange;
 mod mechanical;
 mod mode;
 pub mod newton;

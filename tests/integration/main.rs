@@ -69,6 +69,7 @@ mod coupled;
 mod description;
 mod docs;
 mod event;
+mod exchange;
 mod fmu_check;
 mod fmus;
 mod forced_panic;

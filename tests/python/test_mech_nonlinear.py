@@ -139,6 +139,52 @@ def test_pendulum_matches_numpy_moreau_jean(fmus):
     assert_close(r["p"], ref[:, 2], 1e-9, "p")
 
 
+# duffing_impact's defaults (models/duffing_impact.toml).
+DC, DK, DK3, DA, DW, DD, DE = 0.1, 1.0, 1.0, 2.0, 1.2, 1.0, 0.8
+
+
+def duffing_force(q, v, t):
+    return np.array([-DC * v[0] - DK * q[0] - DK3 * q[0] ** 3 + DA * np.cos(DW * t)])
+
+
+def duffing_reference(stop, h):
+    return moreau_jean(
+        [0.0, 0.0], stop, h, np.eye(1), force=duffing_force,
+        dforce=lambda q, v, t: (np.array([[-DK - 3 * DK3 * q[0] ** 2]]), np.array([[-DC]])),
+        gaps=lambda q: (np.array([DD - q[0]]), np.array([[-1.0]]), DE))
+
+
+def test_duffing_matches_numpy_moreau_jean(fmus):
+    r = cosim(fmus["duffing_impact"], output_interval=H)
+    ref = duffing_reference(20.0, H)
+    assert len(r) == len(ref)
+    assert (r["p"] > 0).sum() >= 3, "the wall is hit"
+    assert_close(r["q"], ref[:, 0], 1e-9, "q")
+    assert_close(r["v"], ref[:, 1], 1e-9, "v")
+    assert_close(r["p"], ref[:, 2], 1e-9, "p")
+
+
+def test_duffing_flights_match_solve_ivp(fmus):
+    # Each flight between impacts, from the state after one impact step to the step before
+    # the next, against solve_ivp from the same state: the trapezoidal rule's error.
+    r = cosim(fmus["duffing_impact"], output_interval=H)
+    impacts = np.flatnonzero(r["p"] > 0).tolist()
+    edges = [0, *impacts, len(r) - 1]
+    worst = 0.0
+    for a, b in zip(edges[:-1], edges[1:]):
+        if b - a < 10:
+            continue
+        t = r["time"][a:b]
+        ref = solve_ivp(lambda t, x: [x[1], duffing_force([x[0]], [x[1]], t)[0]], (t[0], t[-1]),
+                        [r["q"][a], r["v"][a]], method="DOP853", rtol=1e-12, atol=1e-12,
+                        t_eval=t)
+        assert ref.success
+        worst = max(worst, np.abs(ref.y[0] - r["q"][a:b]).max(),
+                    np.abs(ref.y[1] - r["v"][a:b]).max())
+    print(f"duffing_impact: largest flight error vs solve_ivp {worst:.3e} (h = {H})")
+    assert worst <= 0.1 * H, worst
+
+
 def test_check_names_the_nonlinear_mechanics(lcsfmu_bin):
     out = subprocess.run([str(lcsfmu_bin), "check", str(MODELS_DIR / "pendulum_stop.toml")],
                          capture_output=True, text=True, check=True).stdout

@@ -29,7 +29,13 @@
 //! the residual `Φ` is below [`TOL`] times the magnitude of its terms. The
 //! momentum rows: `|M (v̄ - v)|₊ + h (θ |F̄|₊ + (1-θ) |F₀|₊) + |Ḡᵀ p|₊ + |T̄ᵀ p_t|₊`
 //! (each `|·|₊` sums the absolute values of the terms); the contact rows use
-//! the natural residual `p - mid(0, hi, p - y)` with scale `|p| + |y|₊`.
+//! before the first LCP solve the natural residual `p - mid(0, hi, p - y)`
+//! with scale `|p| + |y|₊`, after it the difference between the contact
+//! velocities `y` at the iterate and those of the LCP that produced it (the
+//! LCP solver verified that `p` and its `y` are complementary, to its own
+//! tolerance: what is left to the iteration is the linearization error), where a velocity `v_j` in `y` counts with the size of the terms it is made
+//! of, its momentum row's scale divided by `M_jj` (a body at rest has tiny
+//! velocities made of cancelling increments `h F / M` and `Gᵀp / M`).
 //! Multiplying a coordinate, a mass or the time unit by any factor scales
 //! both sides alike. The iteration starts from the step's start state with
 //! zero percussions and the LCP solver's warm start (both held in FMU states),
@@ -74,11 +80,16 @@ pub struct MechNewtonStepper {
     m1: Vec<f64>,
     rhs: Vec<f64>,
     v_free: Vec<f64>,
+    /// The diagonal of `M`, and the velocities' term sizes (see `residual`).
+    mass_diag: Vec<f64>,
+    sigma: Vec<f64>,
     slip_offset: Vec<f64>,
     normal: Vec<f64>,
     tangential: Vec<f64>,
-    /// The percussions of the iterate (all pairs).
+    /// The percussions of the iterate (all pairs), and the contact
+    /// velocities of the LCP that produced them.
     u_bar: Vec<f64>,
+    y_lcp: Vec<f64>,
     pub x_next: Vec<f64>,
     pub u_next: Vec<f64>,
     pub y_next: Vec<f64>,
@@ -120,10 +131,13 @@ impl MechNewtonStepper {
             m1: v(n),
             rhs: v(n),
             v_free: v(n),
+            mass_diag: v(n),
+            sigma: v(n),
             slip_offset: v(nf),
             normal: v(nc),
             tangential: v(nf),
             u_bar: v(nu),
+            y_lcp: v(nu),
             x_next: v(2 * n),
             u_next: v(nu),
             y_next: v(nu),
@@ -196,7 +210,7 @@ impl MechNewtonStepper {
         let mut solves = 0;
         loop {
             self.linearize(sys, w, t + h);
-            let worst = self.residual(sys, x, h);
+            let worst = self.residual(sys, x, h, solves > 0);
             if worst <= TOL {
                 return self.accept(solves, worst, info);
             }
@@ -243,6 +257,12 @@ impl MechNewtonStepper {
             l.2 = m.2;
         }
         self.lin.mu.copy_from_slice(&sys.mu);
+        self.mass_diag.fill(0.0);
+        for &(i, j, m) in &sys.mass.entries {
+            if i == j {
+                self.mass_diag[i] += m;
+            }
+        }
         let start = Point { x, u: &[], w, t };
         if self.theta < 1.0 {
             nl.force(sys, &start, &mut self.f0, &mut self.m0, None);
@@ -305,7 +325,7 @@ impl MechNewtonStepper {
     }
 
     /// The largest scaled component of the step's residual at the iterate.
-    fn residual(&mut self, sys: &MechSystem, x: &[f64], h: f64) -> f64 {
+    fn residual(&mut self, sys: &MechSystem, x: &[f64], h: f64, solved: bool) -> f64 {
         let n = self.dof;
         let th = self.theta;
         let v = &x[n..];
@@ -333,6 +353,10 @@ impl MechNewtonStepper {
         let mut worst = 0.0f64;
         for i in 0..n {
             worst = worst.max(scaled(r[i], s[i]));
+            // The size of the terms a velocity is made of (the momentum row's
+            // terms per unit mass): a contact velocity's rounding is of the
+            // order of eps times this, not of its own (often tiny) terms.
+            self.sigma[i] = s[i] / self.mass_diag[i];
         }
         // Contact rows: y and its magnitude at the iterate.
         let (y, ymag) = (&mut self.y_next, &mut self.u_next);
@@ -342,9 +366,8 @@ impl MechNewtonStepper {
             ymag[p] = self.restitution[k] * self.rate0_mag[k];
         }
         for &(k, j, g) in &self.lin.gap.entries {
-            let t = g * vb[j];
-            y[sys.pair[k]] += t;
-            ymag[sys.pair[k]] += t.abs();
+            y[sys.pair[k]] += g * vb[j];
+            ymag[sys.pair[k]] += g.abs() * self.sigma[j];
         }
         for (f, &k) in sys.friction_contact.iter().enumerate() {
             let p = sys.pair[k];
@@ -353,9 +376,8 @@ impl MechNewtonStepper {
         }
         for &(f, j, g) in &self.lin.slip.entries {
             let p = sys.pair[sys.friction_contact[f]];
-            let t = g * vb[j];
-            y[p + 1] += t;
-            ymag[p + 1] += t.abs();
+            y[p + 1] += g * vb[j];
+            ymag[p + 1] += g.abs() * self.sigma[j];
         }
         for (f, &k) in sys.friction_contact.iter().enumerate() {
             let p = sys.pair[k];
@@ -367,6 +389,14 @@ impl MechNewtonStepper {
             ymag[p + 2] = smag + u[p + 3].abs();
             y[p + 3] = sys.mu[f] * u[p] - u[p + 1] - u[p + 2];
             ymag[p + 3] = sys.mu[f] * u[p].abs() + u[p + 1].abs() + u[p + 2].abs();
+        }
+        if solved {
+            // The LCP verified (u, y_lcp) to its own tolerance; what is left
+            // to the iteration is the contact velocities' linearization error.
+            for j in 0..y.len() {
+                worst = worst.max(scaled(y[j] - self.y_lcp[j], ymag[j]));
+            }
+            return worst;
         }
         let (_, hi) = self.contacts.q_and_hi();
         for j in 0..y.len() {
@@ -421,6 +451,7 @@ impl MechNewtonStepper {
         if info.status != lcp::Status::Solved {
             return Err(StepError::Lcp(info));
         }
+        self.y_lcp.copy_from_slice(&self.y_next);
         for k in 0..sys.contacts() {
             self.normal[k] = self.u_next[sys.pair[k]];
         }

@@ -18,7 +18,7 @@ use lcsfmu::scheme::{newton, Stepper};
 use lcsfmu::simulate::Options;
 
 /// The bundled models with nonlinear mechanics.
-const NONLINEAR: [&str; 2] = ["pendulum_stop", "duffing_impact"];
+const NONLINEAR: [&str; 3] = ["pendulum_stop", "duffing_impact", "rocking_block"];
 
 fn initialized(m: lcsfmu::model::Model) -> Instance {
     let mut i = Instance::new(m, "{g}");

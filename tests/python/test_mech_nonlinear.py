@@ -185,6 +185,56 @@ def test_duffing_flights_match_solve_ivp(fmus):
     assert worst <= 0.1 * H, worst
 
 
+def test_rocking_block_energy_decays_at_impacts_only(fmus):
+    # Siconos' configuration (frictionless corners, e = 0.5, dropped at an angle): steps
+    # without any percussion keep the energy (free flight: the trapezoidal rule is exact for
+    # constant gravity and free rotation); steps with contact lose it, up to O(h^2) of drift.
+    r = cosim(fmus["rocking_block"], output_interval=H)
+    energy, e0 = r["energy"], r["energy"][0]
+    contact = (r["p1"] > 0) | (r["p2"] > 0)
+    d = np.diff(energy)
+    free = ~contact[1:]
+    assert free.sum() > 100 and (~free).sum() > 100, (free.sum(), (~free).sum())
+    assert np.abs(d[free]).max() <= 1e-12 * e0, np.abs(d[free]).max()
+    assert d[~free].max() <= 1e-5 * e0, d[~free].max()
+    assert energy[-1] < 0.01 * e0, energy[-1]
+    # The block ends at rest on both corners, flat, penetrating by O(h) at most.
+    assert abs(r["th"][-1]) < 1e-4 and abs(r["y"][-1] - 0.75) < 1e-4, (r["th"][-1], r["y"][-1])
+
+
+def test_rocking_block_period_matches_housner(fmus):
+    # A slender block (width 0.2, height 1) released at th0 = 0.1 on its corner 1, which
+    # sticks (mu = 1), plastic impacts (e = 0): it rocks about its corners. Housner (1963):
+    # from rest at th0 the block reaches th = 0 after arccosh(1 / (1 - th0/alpha)) / p,
+    # p = sqrt(3 g / (4 R)), alpha = atan(width/height), R the half diagonal (small rotations,
+    # sin(alpha - th) ~ alpha - th); the impact keeps 1 - (3/2) sin^2 alpha of the rate.
+    w, h, g, th0 = 0.2, 1.0, 9.81, 0.1
+    y0 = w / 2 * np.sin(th0) + h / 2 * np.cos(th0)
+    r = cosim(fmus["rocking_block"], output_interval=H, stop_time=1.0,
+              start_values={"L": w, "H": h, "mu": 1.0, "e": 0.0, "th": th0, "y": y0})
+    R, alpha = np.hypot(w, h) / 2, np.arctan(w / h)
+    p = np.sqrt(3 * g / (4 * R))
+    quarter = np.arccosh(1 / (1 - th0 / alpha)) / p
+    k = int(np.flatnonzero(r["th"] <= 0)[0])
+    t0 = r["time"][k - 1] + r["th"][k - 1] / (r["th"][k - 1] - r["th"][k]) * H
+    assert abs(t0 - quarter) <= 5e-3 * quarter, (t0, quarter)
+
+    # The same without the small-rotation approximation: solve_ivp of the pivoting block.
+    def pivot(t, x):
+        return [x[1], -g * R * np.sin(alpha - x[0]) / (4 / 3 * R * R)]
+
+    def flat(t, x):
+        return x[0]
+    flat.terminal = True
+    exact = solve_ivp(pivot, (0, 2), [th0, 0], events=flat, rtol=1e-12, atol=1e-12)
+    assert abs(t0 - exact.t_events[0][0]) <= 2 * H, (t0, exact.t_events[0][0])
+    # Corner 1 sticks while the block pivots on it.
+    assert np.abs(r["p1_slip"][:k]).max() <= 1e-12
+    hit = int(np.flatnonzero(r["p2"] > 0)[0])
+    ratio = r["vth"][hit] / r["vth"][hit - 1]
+    assert abs(ratio - (1 - 1.5 * np.sin(alpha) ** 2)) <= 0.01, ratio
+
+
 def test_check_names_the_nonlinear_mechanics(lcsfmu_bin):
     out = subprocess.run([str(lcsfmu_bin), "check", str(MODELS_DIR / "pendulum_stop.toml")],
                          capture_output=True, text=True, check=True).stdout

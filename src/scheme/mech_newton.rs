@@ -416,7 +416,6 @@ impl MechNewtonStepper {
         if !self.inverse.factor(sys, h * th) {
             return Err(StepError::SingularIteration { h });
         }
-        self.contacts.fill(sys, &self.inverse, 1.0);
         // v_f = v̄ - Ŵ⁻¹ R₀, R₀ = M (v̄ - v) - h [θ F̄ + (1-θ) F₀].
         let (v, vb) = (&x[n..], &self.xb[n..]);
         let r = &mut self.rhs;
@@ -445,9 +444,22 @@ impl MechNewtonStepper {
             qv[p + 2] = -self.tangential[f];
             qv[p + 3] = 0.0;
         }
-        let info = self
-            .contacts
-            .solve(&mut self.u_next, &mut self.y_next, true);
+        // No contact takes part: every pair is pinned at zero and the LCP's
+        // answer is `u = 0, y = q`, without forming its matrix.
+        let info = if self.engaged.iter().any(|&e| e) {
+            self.contacts.fill(sys, &self.inverse, 1.0);
+            self.contacts
+                .solve(&mut self.u_next, &mut self.y_next, true)
+        } else {
+            self.u_next.fill(0.0);
+            self.y_next.copy_from_slice(qv);
+            lcp::Info {
+                status: lcp::Status::Solved,
+                method: lcp::Method::None,
+                residual: 0.0,
+                iterations: 0,
+            }
+        };
         if info.status != lcp::Status::Solved {
             return Err(StepError::Lcp(info));
         }

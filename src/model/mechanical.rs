@@ -3,9 +3,11 @@
 //!
 //! A coordinate declares its position and velocity names, start values, its
 //! mass (or the file gives the whole matrix `mechanics.M`) and its applied force
-//! as a linear form in coordinates, velocities and inputs; a contact declares
-//! its gap (linear in coordinates), restitution and optionally Coulomb friction
-//! with its slip velocity (linear in velocities and inputs). The states are the
+//! in coordinates, velocities, inputs and `time`; a contact declares its gap
+//! (in coordinates), restitution and optionally Coulomb friction with its slip
+//! velocity (linear in velocities, coefficients in coordinates, plus inputs).
+//! Linear terms go into the matrices, the rest into programs (see
+//! [`super::mech_nonlinear`]). The states are the
 //! positions then the velocities; the pairs are, per contact, the normal
 //! reaction and, with friction, the two friction parts and the slip speed.
 //! Everything is checked at the default parameters, including that the mass

@@ -19,6 +19,10 @@
 //! `vdp_linear`, the same model with its one nonlinear term made linear
 //! (`mu*(1 - x1^2)*x2` -> `mu*x2`): same sizes, same blocks, the linear step.
 //!
+//! The nonlinear Moreau–Jean step (`pendulum_stop`, a Newton loop per step)
+//! is measured beside `bouncing_ball`, a linear mechanical model of the same
+//! size (one coordinate, one contact).
+//!
 //! Run: `cargo bench --bench dostep`. Figures depend on the machine; they are
 //! printed, never asserted. The five rounds visit every FMU in turn, so a
 //! burst of load on a shared machine hits all of them alike, and the ratios
@@ -190,6 +194,10 @@ fn main() {
         "servo_deadzone",
         // Nonlinear dynamics: the Newton step.
         "vdp_saturation",
+        // Mechanical, one coordinate and one contact: the linear Moreau–Jean
+        // step and the Newton loop (a nonlinear gravity torque).
+        "bouncing_ball",
+        "pendulum_stop",
     ]
     .iter()
     .map(|s| {
@@ -258,6 +266,12 @@ fn main() {
     if let (Some(a), Some(b)) = (ns("vdp_saturation"), ns("vdp_linear")) {
         println!(
             "  vdp_saturation     / vdp_linear {:>5.2}   (Newton step / linear step, same sizes)",
+            a / b
+        );
+    }
+    if let (Some(a), Some(b)) = (ns("pendulum_stop"), ns("bouncing_ball")) {
+        println!(
+            "  pendulum_stop      / bouncing_ball {:>5.2}   (Moreau–Jean with Newton / linear, 1 coordinate, 1 contact)",
             a / b
         );
     }

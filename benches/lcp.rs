@@ -204,7 +204,7 @@ fn model_step(stem: &str) -> (Problem, usize) {
             Stepper::Theta(s) => s.y_next.clone(),
             Stepper::Mechanical(s) => s.y_next.clone(),
             Stepper::Event(_) => panic!("{stem}: event-driven"),
-            Stepper::Newton(_) => panic!("{stem}: nonlinear"),
+            Stepper::Newton(_) | Stepper::MechNewton(_) => panic!("{stem}: nonlinear"),
         };
         let uk = stepper.multipliers().to_vec();
         let q = DVector::from_vec(y) - &m * DVector::from_column_slice(&uk);

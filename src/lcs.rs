@@ -56,7 +56,10 @@ impl Lcs {
             hu: DMatrix::zeros(no, nu),
             hw: DMatrix::zeros(no, nw),
             h0: DVector::zeros(no),
-            mech: model.mechanics.as_ref().map(|m| MechSystem::new(m, nw)),
+            mech: model
+                .mechanics
+                .as_ref()
+                .map(|m| MechSystem::new(m, nw, model.np())),
             nl: model
                 .nonlinear
                 .as_ref()

@@ -38,6 +38,7 @@ pub mod fmi2;
 pub mod lcp;
 pub mod lcs;
 pub mod linalg;
+pub mod mech_nonlinear;
 pub mod mechanics;
 pub mod model;
 pub mod ncs;

@@ -1,7 +1,9 @@
 //! The numeric mechanical system for one set of parameter values.
 //!
 //! `M v' = Fq q + Fv v + F w + f + G^T λ + T^T λ_t`, `q' = v`, gaps
-//! `g = G q + g0`, slip velocities `T v + Tw w + t0`. A [`crate::model::Mechanics`]
+//! `g = G q + g0`, slip velocities `T v + Tw w + t0` (plus, in a model with
+//! nonlinear parts, the compiled remainders of [`MechPrograms`], which the
+//! Newton step of `scheme::mech_newton` evaluates). A [`crate::model::Mechanics`]
 //! keeps these as parameter expressions; [`MechSystem::assemble`] evaluates them
 //! into sparse matrices whose structure is fixed when the instance is created (a
 //! chain of 10,000 bodies has about 30,000 nonzeros, not 10^8), and refuses
@@ -9,6 +11,7 @@
 //! that is not symmetric positive definite, a restitution outside [0, 1], a
 //! negative friction coefficient.
 
+use crate::mech_nonlinear::MechPrograms;
 use crate::model::{ExprMatrix, Mechanics};
 use nalgebra::DMatrix;
 
@@ -138,11 +141,13 @@ pub struct MechSystem {
     pub slip: Sparse,
     pub slip_inputs: Sparse,
     pub slip0: Vec<f64>,
+    /// The nonlinear forces, gaps and slips, when the model has any.
+    pub nonlinear: Option<MechPrograms>,
 }
 
 impl MechSystem {
     /// Buffers with the model's sparsity, values unset.
-    pub fn new(m: &Mechanics, nw: usize) -> Self {
+    pub fn new(m: &Mechanics, nw: usize, np: usize) -> Self {
         let nc = m.contacts.len();
         let mut slip = Vec::new();
         let mut slip_inputs = Vec::new();
@@ -156,7 +161,7 @@ impl MechSystem {
             }
         }
         let nf = friction_contact.len();
-        MechSystem {
+        let mut sys = MechSystem {
             dof: m.dof,
             mass: Sparse::pattern(&m.mass),
             position_force: Sparse::pattern(&m.position_force),
@@ -172,7 +177,12 @@ impl MechSystem {
             slip: Sparse::from_rows(nf, m.dof, slip),
             slip_inputs: Sparse::from_rows(nf, nw, slip_inputs),
             slip0: vec![0.0; nf],
+            nonlinear: None,
+        };
+        if let Some(nl) = &m.nonlinear {
+            sys.nonlinear = Some(MechPrograms::new(nl, &sys, np));
         }
+        sys
     }
 
     pub fn contacts(&self) -> usize {
@@ -200,6 +210,9 @@ impl MechSystem {
         self.gap.assemble(&m.gap, params, "G")?;
         dense_vector(&mut self.force, &m.force, params, "f")?;
         dense_vector(&mut self.gap0, &m.gap0, params, "g0")?;
+        if let Some(nl) = &mut self.nonlinear {
+            nl.set_params(params);
+        }
         let (mut r, mut s, mut si) = (0, 0, 0);
         for (k, c) in m.contacts.iter().enumerate() {
             let e = c.restitution.eval(params);

@@ -122,7 +122,8 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     }
     let mut stepper = Stepper::new(&model, &lcs);
     super::nonlinear::print(&model, &lcs, &mut stepper, h);
-    if model.nonlinear_dynamics() {
+    super::mech_nonlinear::print(&model, &lcs, &mut stepper, h);
+    if model.nonlinear_dynamics() || model.nonlinear_mechanics() {
         return Ok(ExitCode::SUCCESS);
     }
     match stepper.lcp_matrix(&lcs, h) {

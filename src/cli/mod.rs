@@ -4,6 +4,7 @@
 mod build;
 mod check;
 mod compare;
+mod mech_nonlinear;
 mod nonlinear;
 mod progress;
 mod run_binary;

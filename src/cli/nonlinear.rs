@@ -50,7 +50,9 @@ pub fn print(model: &Model, lcs: &Lcs, stepper: &mut Stepper, h: f64) {
         println!("  blocks with a nonlinear input: {}", blocks.join(", "));
     }
     if !nl.dynamics() {
-        println!("  the dynamics are linear: the step is the linear theta step");
+        if model.mechanics.is_none() {
+            println!("  the dynamics are linear: the step is the linear theta step");
+        }
         return;
     }
     let (nx, nu) = (model.nx(), model.nu());

@@ -213,18 +213,30 @@ fn matrices(h: &mut String, model: &Model, n: &Names) {
 
 /// The nonlinear remainders added to the rows above, as compiled.
 fn nonlinear_parts(h: &mut String, model: &Model, n: &Names) {
-    let Some(nl) = &model.nonlinear else {
-        return;
-    };
-    h.push_str(
-        "<h3>Nonlinear parts</h3>\n<p>Added to the linear rows above; the step differentiates \
-         them by forward-mode automatic differentiation.</p>\n",
-    );
+    let mut lines = Vec::new();
+    if let Some(m) = &model.mechanics {
+        if let Some(nl) = &m.nonlinear {
+            // Mechanical programs read coordinates, velocities, inputs.
+            let vars: Vec<&str> = n.states.iter().chain(&n.inputs).copied().collect();
+            let text = |e| equations::program_text(e, &n.params, &vars);
+            let contact = |k: usize| n.pairs[m.contacts[k].pair];
+            for (i, e) in &nl.force {
+                lines.push(format!("force on {} += {}", n.states[*i], text(e)));
+            }
+            for (k, e) in &nl.gap {
+                lines.push(format!("gap of {} += {}", contact(*k), text(e)));
+            }
+            for (k, e) in &nl.slip {
+                lines.push(format!("slip of {} += {}", contact(*k), text(e)));
+            }
+        }
+    }
     let vars: Vec<&str> = (n.states.iter().chain(&n.pairs).chain(&n.inputs))
         .copied()
         .collect();
     let text = |e| equations::program_text(e, &n.params, &vars);
-    let mut lines = Vec::new();
+    let empty = crate::model::program::Nonlinear::default();
+    let nl = model.nonlinear.as_ref().unwrap_or(&empty);
     for (i, e) in &nl.der {
         lines.push(format!("{}' += {}", n.states[*i], text(e)));
     }
@@ -234,6 +246,13 @@ fn nonlinear_parts(h: &mut String, model: &Model, n: &Names) {
     for (k, e) in &nl.outputs {
         lines.push(format!("{} += {}", model.outputs[*k].name, text(e)));
     }
+    if lines.is_empty() {
+        return;
+    }
+    h.push_str(
+        "<h3>Nonlinear parts</h3>\n<p>Added to the linear rows above; the step differentiates \
+         them by forward-mode automatic differentiation.</p>\n",
+    );
     equation_lines(h, &lines);
 }
 
@@ -311,6 +330,16 @@ fn scheme(h: &mut String, model: &Model) {
             "nonlinear step",
             format!(
                 "Newton–Josephy: one LCP of the linearization per iteration, a line search on the natural residual, convergence when every component is below {} of its terms' size (at most {} iterations)",
+                number(crate::scheme::newton::TOL),
+                crate::scheme::newton::MAX_ITERATIONS
+            ),
+        );
+    }
+    if model.nonlinear_mechanics() {
+        row(
+            "nonlinear step",
+            format!(
+                "Newton–Josephy: one contact LCP of the linearization per iteration, full steps, convergence when every component is below {} of its terms' size (at most {} iterations)",
                 number(crate::scheme::newton::TOL),
                 crate::scheme::newton::MAX_ITERATIONS
             ),

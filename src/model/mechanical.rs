@@ -3,9 +3,11 @@
 //!
 //! A coordinate declares its position and velocity names, start values, its
 //! mass (or the file gives the whole matrix `mechanics.M`) and its applied force
-//! as a linear form in coordinates, velocities and inputs; a contact declares
-//! its gap (linear in coordinates), restitution and optionally Coulomb friction
-//! with its slip velocity (linear in velocities and inputs). The states are the
+//! in coordinates, velocities, inputs and `time`; a contact declares its gap
+//! (in coordinates), restitution and optionally Coulomb friction with its slip
+//! velocity (linear in velocities, coefficients in coordinates, plus inputs).
+//! Linear terms go into the matrices, the rest into programs (see
+//! [`super::mech_nonlinear`]). The states are the
 //! positions then the velocities; the pairs are, per contact, the normal
 //! reaction and, with friction, the two friction parts and the slip speed.
 //! Everything is checked at the default parameters, including that the mass
@@ -13,6 +15,7 @@
 
 use super::affine::Symbol;
 use super::expr::{self, Expr};
+use super::mech_nonlinear::MechNonlinear;
 use super::raw::{RawContact, RawCoordinate, RawMechanics, Value};
 use super::validate::{MatrixContext, Names, Res, Validator};
 use super::{Contact, ExprMatrix, Friction, Mechanics, Pair, Variable};
@@ -103,11 +106,19 @@ impl Validator<'_> {
             gap: ExprMatrix::zeros(contacts.len(), n),
             gap0: ExprMatrix::zeros(contacts.len(), 1),
             contacts: Vec::with_capacity(contacts.len()),
+            nonlinear: None,
         };
+        let mut nonlinear = MechNonlinear::default();
+        let any_or_time =
+            |name: &str| any(name).or_else(|| (name == "time").then_some(Symbol::Time));
         for (i, c) in coords.iter().enumerate() {
             let Some(force) = &c.force else { continue };
             let field = format!("coordinates[{i}].force");
-            let (constant, terms) = self.form(&field, force, &any, ctx, "")?;
+            let form = self.mech_form(&field, force, &any_or_time, ctx, "")?;
+            let (constant, terms) = (form.constant, form.terms);
+            if let Some(program) = form.remainder {
+                nonlinear.force.push((i, program));
+            }
             if !constant.is_zero() {
                 mech.force.entries.push((i, 0, constant));
             }
@@ -120,6 +131,8 @@ impl Validator<'_> {
             }
         }
 
+        let starts: Vec<f64> = positions.iter().map(|p| p.start).collect();
+        let coordinate_names: Vec<&str> = positions.iter().map(|p| p.name.as_str()).collect();
         let mut pairs = Vec::with_capacity(contacts.len());
         for (k, c) in contacts.iter().enumerate() {
             let field = format!("contacts[{k}]");
@@ -129,18 +142,22 @@ impl Validator<'_> {
                 Some(_) => None,
                 None => param(name),
             };
-            let (g0, terms) = self.form(
+            let form = self.mech_form(
                 &format!("{field}.gap"),
                 &c.gap,
                 &position,
                 ctx,
-                " (a gap is linear in coordinates, with parameter coefficients)",
+                " (a gap reads coordinates and parameters)",
             )?;
-            if terms.is_empty() {
-                return self.fail(
-                    format!("{field}.gap"),
-                    "the gap does not depend on any coordinate",
-                );
+            self.gap_acts(
+                &format!("{field}.gap"),
+                &form,
+                (&starts, &coordinate_names),
+                ctx,
+            )?;
+            let (g0, terms) = (form.constant, form.terms);
+            if let Some(program) = form.remainder {
+                nonlinear.gap.push((k, program));
             }
             if !g0.is_zero() {
                 mech.gap0.entries.push((k, 0, g0));
@@ -154,7 +171,7 @@ impl Validator<'_> {
                 ctx,
                 (0.0, 1.0),
             )?;
-            let friction = self.friction(&field, c, &symbols, n, ctx)?;
+            let friction = self.friction(&field, c, &symbols, n, ctx, k, &mut nonlinear)?;
             mech.contacts.push(Contact {
                 pair: pairs.len(),
                 restitution,
@@ -208,6 +225,9 @@ impl Validator<'_> {
                     pairs.len()
                 ),
             );
+        }
+        if !nonlinear.is_empty() {
+            mech.nonlinear = Some(nonlinear);
         }
         let mut states = positions;
         states.extend(velocities);
@@ -271,6 +291,7 @@ impl Validator<'_> {
         Ok(mass)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn friction(
         &self,
         field: &str,
@@ -278,6 +299,8 @@ impl Validator<'_> {
         symbols: &HashMap<&str, Symbol>,
         n: usize,
         ctx: &MatrixContext,
+        k: usize,
+        nonlinear: &mut MechNonlinear,
     ) -> Res<Option<Friction>> {
         let (mu, slip) = match (&c.friction, &c.slip) {
             (None, None) => return Ok(None),
@@ -301,18 +324,43 @@ impl Validator<'_> {
             ctx,
             (0.0, f64::INFINITY),
         )?;
-        let velocity = |name: &str| match symbols.get(name) {
-            Some(Symbol::Var(j)) if *j >= n => Some(Symbol::Var(*j)),
-            Some(_) => None,
+        // Coordinates are read by the coefficients only; the split keeps a
+        // product with a coordinate in the remainder, whose degree in the
+        // velocities is checked.
+        let variable = |name: &str| match symbols.get(name) {
+            Some(s) => Some(*s),
             None => (ctx.param)(name).map(Symbol::Param),
         };
-        let (slip0, terms) = self.form(
-            &format!("{field}.slip"),
+        let field_slip = format!("{field}.slip");
+        let is_velocity = |name: &str| matches!(symbols.get(name), Some(Symbol::Var(j)) if (n..2 * n).contains(j));
+        self.slip_linear_in_velocity(&field_slip, slip, &is_velocity)?;
+        let form = self.mech_form(
+            &field_slip,
             slip,
-            &velocity,
+            &variable,
             ctx,
-            " (a slip velocity is linear in velocities and inputs)",
+            " (a slip velocity reads velocities, inputs, coordinates in its coefficients, and parameters)",
         )?;
+        if let Some((j, _)) = form.terms.iter().find(|(j, _)| *j < n) {
+            return self.fail(
+                field_slip,
+                format!(
+                    "the term in coordinate {} does not multiply a velocity: a slip velocity is T(q) v + Tw w + t0",
+                    symbols
+                        .iter()
+                        .find(|(_, s)| **s == Symbol::Var(*j))
+                        .map_or("?", |(name, _)| name)
+                ),
+            );
+        }
+        let (slip0, terms) = (form.constant, form.terms);
+        let slip_reads_velocity = form
+            .remainder
+            .as_ref()
+            .is_some_and(|e| e.variables().iter().any(|j| (n..2 * n).contains(j)));
+        if let Some(program) = form.remainder {
+            nonlinear.slip.push((k, program));
+        }
         let mut f = Friction {
             mu,
             slip: vec![],
@@ -326,31 +374,13 @@ impl Validator<'_> {
                 f.slip_inputs.push((j - 2 * n, e));
             }
         }
-        if f.slip.is_empty() {
+        if f.slip.is_empty() && !slip_reads_velocity {
             return self.fail(
                 format!("{field}.slip"),
                 "the slip velocity does not depend on any velocity",
             );
         }
         Ok(Some(f))
-    }
-
-    /// A linear form given as a number or a text.
-    fn form(
-        &self,
-        field: &str,
-        v: &Value,
-        lookup: &dyn Fn(&str) -> Option<Symbol>,
-        ctx: &MatrixContext,
-        hint: &str,
-    ) -> Res<(Expr, Vec<(usize, Expr)>)> {
-        match v {
-            Value::Number(x) => {
-                self.finite(field, *x)?;
-                Ok((Expr::constant(*x), vec![]))
-            }
-            Value::Text(t) => self.linear_form(field, t, lookup, ctx, hint),
-        }
     }
 
     /// A parameter expression whose default value lies in `[lo, hi]` (default 0).

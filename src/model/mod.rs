@@ -22,6 +22,9 @@ pub mod blocks;
 mod dependencies;
 pub mod expr;
 pub mod functions;
+pub mod mech_nonlinear;
+#[cfg(feature = "tool")]
+mod mech_rows;
 #[cfg(feature = "tool")]
 mod mechanical;
 pub mod program;
@@ -395,6 +398,10 @@ pub struct Mechanics {
     pub gap: ExprMatrix,
     pub gap0: ExprMatrix,
     pub contacts: Vec<Contact>,
+    /// Nonlinear remainders of forces, gaps and slips; `None` for a linear
+    /// model, which then steps exactly as it always did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonlinear: Option<mech_nonlinear::MechNonlinear>,
 }
 
 /// One unilateral contact.
@@ -527,6 +534,15 @@ impl Model {
         self.parameters.len()
     }
 
+    /// Whether a mechanical model's forces, gaps or slips are nonlinear (or
+    /// read `time`): Moreau–Jean then runs a Newton iteration (see
+    /// `scheme::mech_newton`).
+    pub fn nonlinear_mechanics(&self) -> bool {
+        self.mechanics
+            .as_ref()
+            .is_some_and(|m| m.nonlinear.is_some())
+    }
+
     /// Whether the dynamics are nonlinear or read `time`: the theta step then
     /// runs a Newton iteration (see `scheme::newton`).
     pub fn nonlinear_dynamics(&self) -> bool {
@@ -603,6 +619,18 @@ impl Model {
             }
             if next != nu {
                 return Err("embedded model: contacts are inconsistent".into());
+            }
+            if let Some(nl) = &m.nonlinear {
+                let slips_frictional = nl
+                    .slip
+                    .iter()
+                    .all(|(k, _)| m.contacts.get(*k).is_some_and(|c| c.friction.is_some()));
+                if !nl.is_consistent(np, n, nw, nc)
+                    || !slips_frictional
+                    || self.scheme.method != Method::MoreauJean
+                {
+                    return Err("embedded model: nonlinear mechanics are inconsistent".into());
+                }
             }
         } else if !self.scheme.method.first_order() {
             return Err("embedded model: a first-order model needs a first-order scheme".into());

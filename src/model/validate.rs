@@ -309,6 +309,9 @@ impl Validator<'_> {
                 );
             }
         }
+        if let Some(m) = &mechanics {
+            self.nonlinear_mechanics_scheme(m, scheme.method)?;
+        }
         let reference = self.reference(raw.reference.take(), &experiment, &names)?;
         if nonlinear.dynamics() && scheme.method != Method::Theta {
             let what = match (nonlinear.der.first(), nonlinear.y.first()) {
@@ -532,7 +535,7 @@ impl Validator<'_> {
     pub(super) fn expr_error(&self, field: &str, text: &str, e: expr::ExprError) -> ModelError {
         let mut e = e;
         if e.message.starts_with("unknown name 'time'") {
-            e.message = "time is not known here: start values, parameters, bounds and mechanical forces are fixed before the simulation runs (time may appear in a first-order state's der, a block's input and a named output)".into();
+            e.message = "time is not known here: start values, parameters and bounds are fixed before the simulation runs, and gaps and slips are functions of the state alone (time may appear in a first-order state's der, a block's input, a named output and a mechanical coordinate's force)".into();
         }
         ModelError {
             file: self.file.into(),
@@ -679,30 +682,6 @@ impl Validator<'_> {
         }
         Ok((out, remainder))
     }
-
-    /// Compiles `text`, linear in the variables `lookup` knows, into its constant
-    /// and its nonzero `(variable, coefficient)` terms, each coefficient finite at
-    /// the default parameters. `hint` is appended to unknown-name messages.
-    pub(super) fn linear_form(
-        &self,
-        field: &str,
-        text: &str,
-        lookup: &dyn Fn(&str) -> Option<Symbol>,
-        ctx: &MatrixContext,
-        hint: &str,
-    ) -> Res<(Expr, Vec<(usize, Expr)>)> {
-        let err = |e: expr::ExprError| {
-            let mut e = e;
-            if e.message.starts_with("unknown name") {
-                e.message.push_str(hint);
-            }
-            self.expr_error(field, text, e)
-        };
-        let node = expr::parse(text).map_err(err)?;
-        let form = affine::affine(&node, lookup).map_err(err)?;
-        self.compile_form(field, text, &form, ctx)
-    }
-
     /// Compiles the coefficients of `form` (written as `text`, for messages),
     /// each finite at the default parameters; terms that fold to zero are dropped.
     pub(super) fn compile_form(

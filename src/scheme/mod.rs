@@ -15,6 +15,7 @@ pub mod dims;
 mod direct_projection;
 pub mod event;
 pub mod exchange;
+mod mech_newton;
 mod mechanical;
 mod mode;
 pub mod newton;
@@ -24,6 +25,7 @@ mod rk;
 mod theta;
 
 pub use event::{EventStepper, StepReport};
+pub use mech_newton::MechNewtonStepper;
 pub use mechanical::MechStepper;
 pub use newton::{NewtonStats, NewtonStepper};
 pub use theta::ThetaStepper;
@@ -203,6 +205,8 @@ pub enum Stepper {
     Event(EventStepper),
     /// The theta-method on a model with nonlinear dynamics or sources in time.
     Newton(NewtonStepper),
+    /// Moreau–Jean on a model with nonlinear forces, gaps or slips.
+    MechNewton(MechNewtonStepper),
 }
 
 macro_rules! each {
@@ -212,6 +216,7 @@ macro_rules! each {
             Stepper::Mechanical($s) => $e,
             Stepper::Event($s) => $e,
             Stepper::Newton($s) => $e,
+            Stepper::MechNewton($s) => $e,
         }
     };
 }
@@ -234,6 +239,9 @@ impl Stepper {
                 model.scheme.theta,
                 model.scheme.event,
             )),
+            (Some(mech), _) if mech.nonlinear.is_some() => {
+                Stepper::MechNewton(MechNewtonStepper::new(mech, &model.scheme))
+            }
             (Some(mech), method) if !method.first_order() => {
                 Stepper::Mechanical(MechStepper::new(mech, &model.scheme))
             }
@@ -253,7 +261,10 @@ impl Stepper {
     pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
         match self {
             Stepper::Theta(s) => s.specialize::<NX, NU, NW>(),
-            Stepper::Mechanical(_) | Stepper::Event(_) | Stepper::Newton(_) => false,
+            Stepper::Mechanical(_)
+            | Stepper::Event(_)
+            | Stepper::Newton(_)
+            | Stepper::MechNewton(_) => false,
         }
     }
 
@@ -304,6 +315,7 @@ impl Stepper {
             Stepper::Mechanical(s) => s.step(lcs, x, w, h),
             Stepper::Event(s) => s.step(lcs, x, w, h),
             Stepper::Newton(s) => s.step(lcs, x, u, w, t, h),
+            Stepper::MechNewton(s) => s.step(lcs, x, w, t, h),
         }
     }
 
@@ -311,6 +323,15 @@ impl Stepper {
     pub fn newton_stats(&self) -> Option<&NewtonStats> {
         match self {
             Stepper::Newton(s) => Some(&s.stats),
+            Stepper::MechNewton(s) => Some(&s.stats),
+            _ => None,
+        }
+    }
+
+    /// The nonlinear Moreau–Jean stepper, when the model has nonlinear mechanics.
+    pub fn mech_newton(&mut self) -> Option<&mut MechNewtonStepper> {
+        match self {
+            Stepper::MechNewton(s) => Some(s),
             _ => None,
         }
     }
@@ -342,7 +363,10 @@ impl Stepper {
     /// first-order time-stepping schemes), as opposed to impulses over it
     /// (mechanical) or values at its end (event-driven): see `fmi2::tiny_step`.
     pub fn averages_multipliers(&self) -> bool {
-        !matches!(self, Stepper::Mechanical(_) | Stepper::Event(_))
+        !matches!(
+            self,
+            Stepper::Mechanical(_) | Stepper::MechNewton(_) | Stepper::Event(_)
+        )
     }
 
     /// The multipliers of the last step or of [`Stepper::consistent_multipliers`].
@@ -364,6 +388,7 @@ impl Stepper {
             Stepper::Mechanical(s) => s.consistent_multipliers(lcs, x, w),
             Stepper::Event(s) => s.consistent_multipliers(lcs, x, w),
             Stepper::Newton(s) => s.consistent_multipliers(lcs, x, w, t),
+            Stepper::MechNewton(s) => s.consistent_multipliers(),
         }
     }
 
@@ -378,6 +403,14 @@ impl Stepper {
             Stepper::Newton(s) => {
                 let (x, w) = (vec![0.0; lcs.a.nrows()], vec![0.0; lcs.e.ncols()]);
                 s.lcp_matrix(lcs, &x, &w, h)
+            }
+            Stepper::MechNewton(s) => {
+                let (n, nw) = lcs
+                    .mech
+                    .as_ref()
+                    .map_or((0, 0), |m| (m.dof, m.input_force.cols));
+                let w = vec![0.0; nw];
+                s.lcp_matrix(lcs, &vec![0.0; 2 * n], &w, h)
             }
         }
     }

@@ -317,6 +317,10 @@ fn steps_allocate_nothing() {
         "vdp_saturation",
         "diode_bridge_source",
         "buck_pwm",
+        // Nonlinear forces and gaps: Moreau–Jean's Newton loop.
+        "pendulum_stop",
+        "duffing_impact",
+        "rocking_block",
     ] {
         let mut i = initialized(model(stem));
         let mut out = [0.0; 3];

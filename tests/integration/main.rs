@@ -15,6 +15,8 @@
 //!   forms, accumulation, events at communication points, FMU-state replay
 //! - `blocks`       the signal form: lowering against matrix models, feedthrough of
 //!   inputs into block outputs, block parameters checked at initialization
+//! - `mech_nonlinear` mechanical models with nonlinear forces and gaps: linear models keep
+//!   the linear stepper, the Newton loop, failed steps, FMU-state replay
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
 //! - `siconos_options` gamma and the direct projection: Siconos' bouncing-ball
@@ -78,6 +80,7 @@ mod importer;
 mod instance;
 mod lcp_alloc;
 mod log_capture;
+mod mech_nonlinear;
 mod mechanics;
 mod model_errors;
 mod models;

@@ -58,7 +58,9 @@ MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integr
                "pwa_feedback", "relay_feedback", "backlash_gear", "servo_deadzone",
                "square_helix", "zero_crossing", "friction_block", "saturated_integrator_blocks",
                # nonlinear dynamics and sources in time (the Newton step)
-               "vdp_saturation", "diode_bridge_source", "buck_pwm"]
+               "vdp_saturation", "diode_bridge_source", "buck_pwm",
+               # nonlinear forces and gaps (Moreau–Jean with a Newton loop)
+               "pendulum_stop", "duffing_impact", "rocking_block"]
 # ../shared sits beside the repository (as in CI).
 FMU_CHECK = REPO.parent / "shared" / "tools" / "fmu-check.py"
 PYTHON = sys.executable  # the venv interpreter running pytest

@@ -1,0 +1,282 @@
+//! The nonlinear forces, gaps and slips of a mechanical model at run time.
+//!
+//! A model with nonlinear rows (see [`crate::model::mech_nonlinear`]) keeps
+//! their linear terms in [`MechSystem`]'s matrices and adds one compiled
+//! program per row: `F(q, v, w, t) = Fq q + Fv v + F w + f + φ(q, v, w, t)`,
+//! `g(q) = G q + g0 + γ(q)`, slip `s = T v + Tw w + t0 + σ(q, v, w)` with `σ`
+//! linear in `v`. [`MechPrograms`] evaluates them with the parameters of the
+//! last assembly, and writes their Jacobians into a *linearized* system: a copy
+//! of the model's [`MechSystem`] whose patterns hold, after the model's own
+//! entries, one entry for every coordinate or velocity a program reads
+//! ([`MechPrograms::linearized`]). The Newton step hands that copy to the same
+//! contact assembly the linear scheme uses. Derivatives are forward-mode
+//! automatic differentiation (one dual-number pass per variable a program
+//! reads), never finite differences; nothing here allocates after
+//! construction.
+
+use crate::mechanics::{MechSystem, Sparse};
+use crate::model::expr::Expr;
+use crate::model::mech_nonlinear::MechNonlinear;
+use crate::model::program::Point;
+
+/// Programs no deeper than this run on a small evaluation stack (clearing the
+/// largest one would cost more than most programs).
+const SMALL_STACK: usize = 8;
+
+/// One nonlinear row: its index, program, the variables it reads and, per
+/// variable, the entry of the linearized matrix its derivative goes to.
+#[derive(Clone, Debug)]
+struct Program {
+    row: usize,
+    expr: Expr,
+    reads: Vec<usize>,
+    slots: Vec<Slot>,
+    small: bool,
+}
+
+/// Where the derivative along one variable goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Slot {
+    /// Entry of the linearized position (or, for gaps, gap) matrix.
+    Position(usize),
+    /// Entry of the linearized velocity (or, for slips, slip) matrix.
+    Velocity(usize),
+    /// Not part of the iteration matrix (inputs; coordinates in a slip's
+    /// coefficients, whose curvature the iteration leaves out).
+    None,
+}
+
+impl Program {
+    fn new(row: usize, expr: &Expr) -> Self {
+        Program {
+            row,
+            reads: expr.variables(),
+            slots: vec![],
+            small: expr.depth() <= SMALL_STACK,
+            expr: expr.clone(),
+        }
+    }
+
+    #[inline]
+    fn tangent(&self, p: &[f64], at: &Point, seed: usize) -> (f64, f64) {
+        if self.small {
+            self.expr.eval_tangent_in::<SMALL_STACK>(p, at, seed as u32)
+        } else {
+            self.expr.eval_tangent(p, at, seed as u32)
+        }
+    }
+
+    #[inline]
+    fn magnitude(&self, p: &[f64], at: &Point) -> (f64, f64) {
+        if self.small {
+            self.expr.eval_magnitude_in::<SMALL_STACK>(p, at)
+        } else {
+            self.expr.eval_magnitude(p, at)
+        }
+    }
+}
+
+/// The slot of `(row, col)` in `m`, appending a zero entry when the pattern
+/// lacks it.
+fn slot_in(m: &mut Sparse, row: usize, col: usize) -> usize {
+    match m.entries.iter().position(|e| e.0 == row && e.1 == col) {
+        Some(s) => s,
+        None => {
+            m.entries.push((row, col, 0.0));
+            m.entries.len() - 1
+        }
+    }
+}
+
+/// The compiled remainders of one mechanical model.
+#[derive(Clone, Debug)]
+pub struct MechPrograms {
+    force: Vec<Program>,
+    gap: Vec<Program>,
+    /// Rows are friction rows (the order of `MechSystem::friction_contact`).
+    slip: Vec<Program>,
+    params: Vec<f64>,
+    /// The linearized system's patterns (values zero), built once.
+    linearized: Box<MechSystem>,
+}
+
+impl MechPrograms {
+    /// The remainders `nl` of the system `sys` (patterns only) over `np` parameters.
+    pub fn new(nl: &MechNonlinear, sys: &MechSystem, np: usize) -> Self {
+        let n = sys.dof;
+        let mut lin = sys.clone();
+        let mut force: Vec<Program> = nl.force.iter().map(|(i, e)| Program::new(*i, e)).collect();
+        for p in &mut force {
+            p.slots = p
+                .reads
+                .iter()
+                .map(|&j| match j {
+                    j if j < n => Slot::Position(slot_in(&mut lin.position_force, p.row, j)),
+                    j if j < 2 * n => {
+                        Slot::Velocity(slot_in(&mut lin.velocity_force, p.row, j - n))
+                    }
+                    _ => Slot::None,
+                })
+                .collect();
+        }
+        let mut gap: Vec<Program> = nl.gap.iter().map(|(k, e)| Program::new(*k, e)).collect();
+        for p in &mut gap {
+            p.slots = p
+                .reads
+                .iter()
+                .map(|&j| Slot::Position(slot_in(&mut lin.gap, p.row, j)))
+                .collect();
+        }
+        let mut slip = Vec::with_capacity(nl.slip.len());
+        for (k, e) in &nl.slip {
+            let r = sys
+                .friction_contact
+                .iter()
+                .position(|c| c == k)
+                .expect("a slip belongs to a frictional contact");
+            let mut p = Program::new(r, e);
+            p.slots = p
+                .reads
+                .iter()
+                .map(|&j| match j {
+                    j if (n..2 * n).contains(&j) => {
+                        Slot::Velocity(slot_in(&mut lin.slip, r, j - n))
+                    }
+                    _ => Slot::None,
+                })
+                .collect();
+            slip.push(p);
+        }
+        MechPrograms {
+            force,
+            gap,
+            slip,
+            params: vec![0.0; np],
+            linearized: Box::new(lin),
+        }
+    }
+
+    /// Takes the parameters of a new assembly.
+    pub fn set_params(&mut self, params: &[f64]) {
+        self.params.copy_from_slice(params);
+    }
+
+    /// A linearized system: the model's patterns extended by the programs'
+    /// Jacobian entries (values zero until [`MechPrograms::linearize_forces`]
+    /// and friends fill them).
+    pub fn linearized(&self) -> MechSystem {
+        (*self.linearized).clone()
+    }
+
+    /// `F(at)` into `f` and the magnitudes of its terms into `mag`; with
+    /// `lin`, also `∂F/∂q` and `∂F/∂v` into its force matrices. `at.x` is
+    /// `(q, v)`.
+    pub fn force(
+        &self,
+        sys: &MechSystem,
+        at: &Point,
+        f: &mut [f64],
+        mag: &mut [f64],
+        lin: Option<&mut MechSystem>,
+    ) {
+        let n = sys.dof;
+        let (q, v) = at.x.split_at(n);
+        f.copy_from_slice(&sys.force);
+        for (m, x) in mag.iter_mut().zip(&sys.force) {
+            *m = x.abs();
+        }
+        let mut acc = |a: &Sparse, x: &[f64]| {
+            for &(i, j, c) in &a.entries {
+                let t = c * x[j];
+                f[i] += t;
+                mag[i] += t.abs();
+            }
+        };
+        acc(&sys.input_force, at.w);
+        acc(&sys.position_force, q);
+        acc(&sys.velocity_force, v);
+        for p in &self.force {
+            let (value, m) = p.magnitude(&self.params, at);
+            f[p.row] += value;
+            mag[p.row] += m;
+        }
+        let Some(lin) = lin else { return };
+        copy_values(&mut lin.position_force, &sys.position_force);
+        copy_values(&mut lin.velocity_force, &sys.velocity_force);
+        for p in &self.force {
+            for (&j, &slot) in p.reads.iter().zip(&p.slots) {
+                let d = match slot {
+                    Slot::None => continue,
+                    _ => p.tangent(&self.params, at, j).1,
+                };
+                match slot {
+                    Slot::Position(s) => lin.position_force.entries[s].2 += d,
+                    Slot::Velocity(s) => lin.velocity_force.entries[s].2 += d,
+                    Slot::None => {}
+                }
+            }
+        }
+    }
+
+    /// The gaps `g(q)` into `g` (`at.x` starts with `q`).
+    pub fn gap(&self, sys: &MechSystem, at: &Point, g: &mut [f64]) {
+        g.copy_from_slice(&sys.gap0);
+        sys.gap.mul_acc(g, &at.x[..sys.dof], 1.0);
+        for p in &self.gap {
+            g[p.row] += p.tangent(&self.params, at, usize::MAX).0;
+        }
+    }
+
+    /// `G(q) = ∂g/∂q` into `lin.gap`.
+    pub fn gap_jacobian(&self, sys: &MechSystem, at: &Point, lin: &mut MechSystem) {
+        copy_values(&mut lin.gap, &sys.gap);
+        for p in &self.gap {
+            for (&j, &slot) in p.reads.iter().zip(&p.slots) {
+                if let Slot::Position(s) = slot {
+                    lin.gap.entries[s].2 += p.tangent(&self.params, at, j).1;
+                }
+            }
+        }
+    }
+
+    /// `T(q) = ∂s/∂v` into `lin.slip`, and the slip's part free of `v`
+    /// (`s = T(q) v + offset`) into `offset`, at `at = ((q, v), w)`.
+    pub fn slip(&self, sys: &MechSystem, at: &Point, lin: &mut MechSystem, offset: &mut [f64]) {
+        copy_values(&mut lin.slip, &sys.slip);
+        offset.copy_from_slice(&sys.slip0);
+        sys.slip_inputs.mul_acc(offset, at.w, 1.0);
+        for p in &self.slip {
+            let mut value = p.tangent(&self.params, at, usize::MAX).0;
+            for (&j, &slot) in p.reads.iter().zip(&p.slots) {
+                if let Slot::Velocity(s) = slot {
+                    let d = p.tangent(&self.params, at, j).1;
+                    lin.slip.entries[s].2 += d;
+                    value -= d * at.x[j];
+                }
+            }
+            offset[p.row] += value;
+        }
+    }
+
+    /// Whether the gaps' Jacobian changes with `q` (else `G` is the model's).
+    pub fn gaps_nonlinear(&self) -> bool {
+        !self.gap.is_empty()
+    }
+
+    /// Whether the slips' coefficients change with `q`.
+    pub fn slips_nonlinear(&self) -> bool {
+        !self.slip.is_empty()
+    }
+}
+
+/// Copies the model's values into the first entries of a linearized matrix
+/// and zeroes the entries the programs add.
+fn copy_values(lin: &mut Sparse, base: &Sparse) {
+    let nb = base.entries.len();
+    for (l, b) in lin.entries.iter_mut().zip(&base.entries) {
+        l.2 = b.2;
+    }
+    for l in &mut lin.entries[nb..] {
+        l.2 = 0.0;
+    }
+}

@@ -1,0 +1,522 @@
+//! Moreau–Jean on a model with nonlinear forces, gaps or slips: one step is
+//! a converged Newton–Josephy loop, one contact LCP per iteration.
+//!
+//! The step (Siconos' MoreauJeanOSI with its Newton loop run to convergence),
+//! unknowns `v⁺` and the percussions `p`, `q⁺ = q + h [θ v⁺ + (1-θ) v]`:
+//! `M (v⁺ - v) = h [θ F(q⁺, v⁺, t+h) + (1-θ) F(q, v, t)] + G(q⁺)ᵀ p + T(q⁺)ᵀ p_t`;
+//! a contact takes part when `g(q) + γ h G(q) v <= 0` (decided once, at the
+//! step's start, as the linear scheme does), and then
+//! `0 <= G(q⁺) v⁺ + e G(q) v ⟂ p >= 0`; friction is the linear scheme's
+//! Coulomb block with the slip `s = T(q⁺) v⁺ + offset(q⁺, w)`.
+//!
+//! Each iteration linearizes at the iterate `(q̄, v̄)`:
+//! `Ŵ = M - hθ ∂F/∂v - (hθ)² ∂F/∂q` (both at the iterate, by forward-mode
+//! AD), the free velocity `v_f = v̄ - Ŵ⁻¹ R₀(v̄)` with
+//! `R₀ = M (v̄ - v) - h [θ F̄ + (1-θ) F₀]`, and solves the linear scheme's LCP
+//! with `G(q̄)`, `T(q̄)` for `p` (Josephy: the complementarity stays exact),
+//! then `v̄ ← v_f + Ŵ⁻¹ (Ḡᵀ p + T̄ᵀ p_t)`. The contact assembly is the linear
+//! scheme's own ([`Inverse`], [`Contacts`]) run on a linearized copy of the
+//! system. For linear forces and gaps the first iteration is the linear step,
+//! so one LCP solve converges. Left out of the iteration matrix: the
+//! curvature of the gaps and slips times the percussions,
+//! `hθ ∂(G(q)ᵀ p)/∂q` (second derivatives; Siconos leaves it out too), which
+//! makes the iteration converge linearly rather than quadratically in steps
+//! with large percussions on curved gaps; the convergence test is on the full
+//! residual, so the accepted step solves the scheme's equations all the same.
+//! Full Newton steps (no line search).
+//!
+//! Convergence, scale-invariant (as [`super::newton`]): every component of
+//! the residual `Φ` is below [`TOL`] times the magnitude of its terms. The
+//! momentum rows: `|M (v̄ - v)|₊ + h (θ |F̄|₊ + (1-θ) |F₀|₊) + |Ḡᵀ p|₊ + |T̄ᵀ p_t|₊`
+//! (each `|·|₊` sums the absolute values of the terms); the contact rows use
+//! before the first LCP solve the natural residual `p - mid(0, hi, p - y)`
+//! with scale `|p| + |y|₊`, after it the difference between the contact
+//! velocities `y` at the iterate and those of the LCP that produced it (the
+//! LCP solver verified that `p` and its `y` are complementary, to its own
+//! tolerance: what is left to the iteration is the linearization error), where a velocity `v_j` in `y` counts with the size of the terms it is made
+//! of, its momentum row's scale divided by `M_jj` (a body at rest has tiny
+//! velocities made of cancelling increments `h F / M` and `Gᵀp / M`).
+//! Multiplying a coordinate, a mass or the time unit by any factor scales
+//! both sides alike. The iteration starts from the step's start state with
+//! zero percussions and the LCP solver's warm start (both held in FMU states),
+//! so a restored run repeats bit for bit. Nothing here allocates per step.
+
+// Several aligned buffers indexed together: indices read clearest.
+#![allow(clippy::needless_range_loop)]
+
+use super::contact::{Contacts, Inverse};
+use super::newton::{NewtonStats, MAX_ITERATIONS, TOL};
+use super::{tidy, StepError, StepSize};
+use crate::lcp::{self, Bound};
+use crate::lcs::Lcs;
+use crate::mechanics::MechSystem;
+use crate::model::program::Point;
+use crate::model::{Impact, Scheme};
+use nalgebra::DMatrix;
+
+/// Per-instance workspace of the nonlinear Moreau–Jean step, sized once.
+pub struct MechNewtonStepper {
+    theta: f64,
+    gamma: f64,
+    impact: Impact,
+    size: StepSize,
+    dof: usize,
+    /// The system with the Jacobians of the current iterate.
+    lin: MechSystem,
+    inverse: Inverse,
+    contacts: Contacts,
+    engaged: Vec<bool>,
+    /// Per contact, the restitution this step applies (energy-safe may raise it).
+    restitution: Vec<f64>,
+    /// `G(q) v` at the step's start, and the magnitudes of its terms.
+    rate0: Vec<f64>,
+    rate0_mag: Vec<f64>,
+    gap: Vec<f64>,
+    /// The iterate `(q̄, v̄)`.
+    xb: Vec<f64>,
+    f0: Vec<f64>,
+    m0: Vec<f64>,
+    f1: Vec<f64>,
+    m1: Vec<f64>,
+    rhs: Vec<f64>,
+    v_free: Vec<f64>,
+    /// The diagonal of `M`, and the velocities' term sizes (see `residual`).
+    mass_diag: Vec<f64>,
+    sigma: Vec<f64>,
+    slip_offset: Vec<f64>,
+    normal: Vec<f64>,
+    tangential: Vec<f64>,
+    /// The percussions of the iterate (all pairs), and the contact
+    /// velocities of the LCP that produced them.
+    u_bar: Vec<f64>,
+    y_lcp: Vec<f64>,
+    pub x_next: Vec<f64>,
+    pub u_next: Vec<f64>,
+    pub y_next: Vec<f64>,
+    /// LCP solves of the last step.
+    pub iterations: usize,
+    pub stats: NewtonStats,
+}
+
+impl MechNewtonStepper {
+    /// Buffers for `sys`, which must have nonlinear parts (values need not be
+    /// assembled yet).
+    pub fn new(sys: &MechSystem, scheme: &Scheme) -> Self {
+        let lin = sys
+            .nonlinear
+            .as_ref()
+            .expect("the Newton step runs a nonlinear mechanical model")
+            .linearized();
+        let (n, nc, nf) = (sys.dof, sys.contacts(), sys.mu.len());
+        let nu = nc + 3 * nf;
+        let v = |k| vec![0.0; k];
+        MechNewtonStepper {
+            theta: scheme.theta,
+            gamma: scheme.gamma,
+            impact: scheme.impact,
+            size: StepSize::new(),
+            dof: n,
+            inverse: Inverse::new(&lin),
+            contacts: Contacts::new(&lin),
+            lin,
+            engaged: vec![false; nc],
+            restitution: v(nc),
+            rate0: v(nc),
+            rate0_mag: v(nc),
+            gap: v(nc),
+            xb: v(2 * n),
+            f0: v(n),
+            m0: v(n),
+            f1: v(n),
+            m1: v(n),
+            rhs: v(n),
+            v_free: v(n),
+            mass_diag: v(n),
+            sigma: v(n),
+            slip_offset: v(nf),
+            normal: v(nc),
+            tangential: v(nf),
+            u_bar: v(nu),
+            y_lcp: v(nu),
+            x_next: v(2 * n),
+            u_next: v(nu),
+            y_next: v(nu),
+            iterations: 0,
+            stats: NewtonStats::default(),
+        }
+    }
+
+    pub fn invalidate(&mut self) {
+        self.size.invalidate();
+    }
+
+    pub fn active_set(&self) -> &[Bound] {
+        self.contacts.active_set()
+    }
+
+    pub fn reset_active_set(&mut self) {
+        self.contacts.reset_active_set();
+        self.size.forget();
+        self.stats = NewtonStats::default();
+    }
+
+    pub fn cached_step(&self) -> f64 {
+        self.size.cached()
+    }
+
+    pub fn restore(&mut self, cached_step: f64, active_set: &[Bound]) {
+        self.size.restore(cached_step);
+        self.contacts.set_active_set(active_set);
+    }
+
+    pub fn take_result(&mut self, x: &mut Vec<f64>, u: &mut Vec<f64>) {
+        std::mem::swap(x, &mut self.x_next);
+        std::mem::swap(u, &mut self.u_next);
+    }
+
+    /// Reactions before the first step are zero (as in the linear scheme).
+    pub fn consistent_multipliers(&mut self) -> Result<lcp::Info, StepError> {
+        self.u_next.fill(0.0);
+        self.y_next.fill(0.0);
+        Ok(lcp::Info {
+            status: lcp::Status::Solved,
+            method: lcp::Method::None,
+            residual: 0.0,
+            iterations: 0,
+        })
+    }
+
+    /// One step of size `h` from `x = (q, v)` at time `t` with inputs `w`.
+    pub fn step(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+        t: f64,
+        h: f64,
+    ) -> Result<lcp::Info, StepError> {
+        let sys = lcs
+            .mech
+            .as_ref()
+            .expect("a mechanical stepper runs a mechanical model");
+        self.size.set(h);
+        self.begin(sys, x, w, t, h);
+        let mut info = lcp::Info {
+            status: lcp::Status::Solved,
+            method: lcp::Method::None,
+            residual: 0.0,
+            iterations: 0,
+        };
+        let mut solves = 0;
+        loop {
+            self.linearize(sys, w, t + h);
+            let worst = self.residual(sys, x, h, solves > 0);
+            if worst <= TOL {
+                return self.accept(solves, worst, info);
+            }
+            if solves == MAX_ITERATIONS || !worst.is_finite() {
+                return Err(StepError::Newton {
+                    iterations: solves,
+                    residual: worst,
+                    line_search: false,
+                });
+            }
+            info = self.iterate(x, h)?;
+            solves += 1;
+        }
+    }
+
+    /// The LCP matrix of the first iteration from `x` at `t = 0` (for `check`).
+    pub fn lcp_matrix(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+        h: f64,
+    ) -> Result<DMatrix<f64>, StepError> {
+        let sys = lcs
+            .mech
+            .as_ref()
+            .expect("a mechanical stepper runs a mechanical model");
+        self.begin(sys, x, w, 0.0, h);
+        self.linearize(sys, w, h);
+        if !self.inverse.factor(&self.lin, h * self.theta) {
+            return Err(StepError::SingularIteration { h });
+        }
+        self.contacts.fill(&self.lin, &self.inverse, 1.0);
+        Ok(self.contacts.to_dense())
+    }
+
+    /// The step's start: forces, gaps, rates and the index set at `(q, v, t)`;
+    /// the iterate at `v̄ = v`, no percussions.
+    fn begin(&mut self, sys: &MechSystem, x: &[f64], w: &[f64], t: f64, h: f64) {
+        let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
+        let n = self.dof;
+        // The assembled values the linearized copy shares with the model.
+        for (l, m) in self.lin.mass.entries.iter_mut().zip(&sys.mass.entries) {
+            l.2 = m.2;
+        }
+        self.lin.mu.copy_from_slice(&sys.mu);
+        self.mass_diag.fill(0.0);
+        for &(i, j, m) in &sys.mass.entries {
+            if i == j {
+                self.mass_diag[i] += m;
+            }
+        }
+        let start = Point { x, u: &[], w, t };
+        if self.theta < 1.0 {
+            nl.force(sys, &start, &mut self.f0, &mut self.m0, None);
+        } else {
+            self.f0.fill(0.0);
+            self.m0.fill(0.0);
+        }
+        nl.gap(sys, &start, &mut self.gap);
+        nl.gap_jacobian(sys, &start, &mut self.lin);
+        self.rate0.fill(0.0);
+        self.rate0_mag.fill(0.0);
+        for &(k, j, g) in &self.lin.gap.entries {
+            let r = g * x[n + j];
+            self.rate0[k] += r;
+            self.rate0_mag[k] += r.abs();
+        }
+        let (_, hi) = self.contacts.q_and_hi();
+        for k in 0..sys.contacts() {
+            let u = self.rate0[k];
+            // Energy-safe as in the linear scheme: an active contact already
+            // opening gets e = 1, so its percussion does no work.
+            self.restitution[k] = if self.impact == Impact::EnergySafe && u > 0.0 {
+                1.0
+            } else {
+                sys.restitution[k]
+            };
+            let engaged = self.gap[k] + self.gamma * h * u <= 0.0;
+            self.engaged[k] = engaged;
+            hi[sys.pair[k]] = if engaged { f64::INFINITY } else { 0.0 };
+        }
+        for &k in &sys.friction_contact {
+            let p = sys.pair[k];
+            let top = hi[p];
+            hi[p + 1] = top;
+            hi[p + 2] = top;
+            hi[p + 3] = top;
+        }
+        self.xb.copy_from_slice(x);
+        let (qb, vb) = self.xb.split_at_mut(n);
+        for i in 0..n {
+            qb[i] = x[i] + h * vb[i];
+        }
+        self.u_bar.fill(0.0);
+    }
+
+    /// Forces, Jacobians, gap and slip matrices at the iterate, time `t1`.
+    fn linearize(&mut self, sys: &MechSystem, w: &[f64], t1: f64) {
+        let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
+        let end = Point {
+            x: &self.xb,
+            u: &[],
+            w,
+            t: t1,
+        };
+        nl.force(sys, &end, &mut self.f1, &mut self.m1, Some(&mut self.lin));
+        if nl.gaps_nonlinear() {
+            nl.gap_jacobian(sys, &end, &mut self.lin);
+        }
+        nl.slip(sys, &end, &mut self.lin, &mut self.slip_offset);
+    }
+
+    /// The largest scaled component of the step's residual at the iterate.
+    fn residual(&mut self, sys: &MechSystem, x: &[f64], h: f64, solved: bool) -> f64 {
+        let n = self.dof;
+        let th = self.theta;
+        let v = &x[n..];
+        let vb = &self.xb[n..];
+        let (r, s) = (&mut self.rhs, &mut self.v_free);
+        for i in 0..n {
+            r[i] = -h * (th * self.f1[i] + (1.0 - th) * self.f0[i]);
+            s[i] = h * (th * self.m1[i] + (1.0 - th) * self.m0[i]);
+        }
+        for &(i, j, m) in &sys.mass.entries {
+            r[i] += m * (vb[j] - v[j]);
+            s[i] += m.abs() * (vb[j].abs() + v[j].abs());
+        }
+        for &(k, j, g) in &self.lin.gap.entries {
+            let t = g * self.u_bar[sys.pair[k]];
+            r[j] -= t;
+            s[j] += t.abs();
+        }
+        for &(f, j, g) in &self.lin.slip.entries {
+            let p = sys.pair[sys.friction_contact[f]];
+            let t = g * (self.u_bar[p + 1] - self.u_bar[p + 2]);
+            r[j] -= t;
+            s[j] += t.abs();
+        }
+        let mut worst = 0.0f64;
+        for i in 0..n {
+            worst = worst.max(scaled(r[i], s[i]));
+            // The size of the terms a velocity is made of (the momentum row's
+            // terms per unit mass): a contact velocity's rounding is of the
+            // order of eps times this, not of its own (often tiny) terms.
+            self.sigma[i] = s[i] / self.mass_diag[i];
+        }
+        // Contact rows: y and its magnitude at the iterate.
+        let (y, ymag) = (&mut self.y_next, &mut self.u_next);
+        for k in 0..sys.contacts() {
+            let p = sys.pair[k];
+            y[p] = self.restitution[k] * self.rate0[k];
+            ymag[p] = self.restitution[k] * self.rate0_mag[k];
+        }
+        for &(k, j, g) in &self.lin.gap.entries {
+            y[sys.pair[k]] += g * vb[j];
+            ymag[sys.pair[k]] += g.abs() * self.sigma[j];
+        }
+        for (f, &k) in sys.friction_contact.iter().enumerate() {
+            let p = sys.pair[k];
+            y[p + 1] = self.slip_offset[f];
+            ymag[p + 1] = self.slip_offset[f].abs();
+        }
+        for &(f, j, g) in &self.lin.slip.entries {
+            let p = sys.pair[sys.friction_contact[f]];
+            y[p + 1] += g * vb[j];
+            ymag[p + 1] += g.abs() * self.sigma[j];
+        }
+        for (f, &k) in sys.friction_contact.iter().enumerate() {
+            let p = sys.pair[k];
+            let u = &self.u_bar;
+            let (slip, smag) = (y[p + 1], ymag[p + 1]);
+            y[p + 1] = slip + u[p + 3];
+            y[p + 2] = -slip + u[p + 3];
+            ymag[p + 1] = smag + u[p + 3].abs();
+            ymag[p + 2] = smag + u[p + 3].abs();
+            y[p + 3] = sys.mu[f] * u[p] - u[p + 1] - u[p + 2];
+            ymag[p + 3] = sys.mu[f] * u[p].abs() + u[p + 1].abs() + u[p + 2].abs();
+        }
+        if solved {
+            // The LCP verified (u, y_lcp) to its own tolerance; what is left
+            // to the iteration is the contact velocities' linearization error.
+            for j in 0..y.len() {
+                worst = worst.max(scaled(y[j] - self.y_lcp[j], ymag[j]));
+            }
+            return worst;
+        }
+        let (_, hi) = self.contacts.q_and_hi();
+        for j in 0..y.len() {
+            let u = self.u_bar[j];
+            let phi = u - (u - y[j]).max(0.0).min(hi[j]);
+            worst = worst.max(scaled(phi, u.abs() + ymag[j]));
+        }
+        worst
+    }
+
+    /// One Newton–Josephy iteration: the LCP of the linearization, then the
+    /// new iterate.
+    fn iterate(&mut self, x: &[f64], h: f64) -> Result<lcp::Info, StepError> {
+        let n = self.dof;
+        let th = self.theta;
+        let sys = &self.lin;
+        if !self.inverse.factor(sys, h * th) {
+            return Err(StepError::SingularIteration { h });
+        }
+        // v_f = v̄ - Ŵ⁻¹ R₀, R₀ = M (v̄ - v) - h [θ F̄ + (1-θ) F₀].
+        let (v, vb) = (&x[n..], &self.xb[n..]);
+        let r = &mut self.rhs;
+        for i in 0..n {
+            r[i] = h * (th * self.f1[i] + (1.0 - th) * self.f0[i]);
+        }
+        for &(i, j, m) in &sys.mass.entries {
+            r[i] -= m * (vb[j] - v[j]);
+        }
+        self.inverse.apply(r);
+        for i in 0..n {
+            self.v_free[i] = vb[i] + r[i];
+        }
+        let (qv, _) = self.contacts.q_and_hi();
+        for k in 0..sys.contacts() {
+            qv[sys.pair[k]] = self.restitution[k] * self.rate0[k];
+        }
+        sys.gap.entries.iter().for_each(|&(k, j, g)| {
+            qv[sys.pair[k]] += g * self.v_free[j];
+        });
+        self.tangential.copy_from_slice(&self.slip_offset);
+        sys.slip.mul_acc(&mut self.tangential, &self.v_free, 1.0);
+        for (f, &k) in sys.friction_contact.iter().enumerate() {
+            let p = sys.pair[k];
+            qv[p + 1] = self.tangential[f];
+            qv[p + 2] = -self.tangential[f];
+            qv[p + 3] = 0.0;
+        }
+        // No contact takes part: every pair is pinned at zero and the LCP's
+        // answer is `u = 0, y = q`, without forming its matrix.
+        let info = if self.engaged.iter().any(|&e| e) {
+            self.contacts.fill(sys, &self.inverse, 1.0);
+            self.contacts
+                .solve(&mut self.u_next, &mut self.y_next, true)
+        } else {
+            self.u_next.fill(0.0);
+            self.y_next.copy_from_slice(qv);
+            lcp::Info {
+                status: lcp::Status::Solved,
+                method: lcp::Method::None,
+                residual: 0.0,
+                iterations: 0,
+            }
+        };
+        if info.status != lcp::Status::Solved {
+            return Err(StepError::Lcp(info));
+        }
+        self.y_lcp.copy_from_slice(&self.y_next);
+        for k in 0..sys.contacts() {
+            self.normal[k] = self.u_next[sys.pair[k]];
+        }
+        for (f, &k) in sys.friction_contact.iter().enumerate() {
+            let p = sys.pair[k];
+            self.tangential[f] = self.u_next[p + 1] - self.u_next[p + 2];
+        }
+        let dv = &mut self.rhs;
+        dv.fill(0.0);
+        sys.gap.mul_t_acc(dv, &self.normal, 1.0);
+        sys.slip.mul_t_acc(dv, &self.tangential, 1.0);
+        self.inverse.apply(dv);
+        let (qb, vb) = self.xb.split_at_mut(n);
+        for i in 0..n {
+            vb[i] = self.v_free[i] + dv[i];
+            qb[i] = x[i] + h * (th * vb[i] + (1.0 - th) * x[n + i]);
+        }
+        self.u_bar.copy_from_slice(&self.u_next);
+        Ok(info)
+    }
+
+    fn accept(
+        &mut self,
+        solves: usize,
+        worst: f64,
+        info: lcp::Info,
+    ) -> Result<lcp::Info, StepError> {
+        self.x_next.copy_from_slice(&self.xb);
+        self.u_next.copy_from_slice(&self.u_bar);
+        if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
+            return Err(StepError::NotFinite);
+        }
+        self.iterations = solves;
+        let s = &mut self.stats;
+        s.histogram[solves.min(s.histogram.len() - 1)] += 1;
+        s.worst_residual = s.worst_residual.max(worst);
+        Ok(info)
+    }
+}
+
+/// `|r| / s`; a zero scale counts only a zero residual as converged, and NaN
+/// (a program evaluated outside its domain) as infinite.
+fn scaled(r: f64, s: f64) -> f64 {
+    let x = if s > 0.0 {
+        r.abs() / s
+    } else if r == 0.0 {
+        0.0
+    } else {
+        f64::INFINITY
+    };
+    if x.is_nan() {
+        f64::INFINITY
+    } else {
+        x
+    }
+}

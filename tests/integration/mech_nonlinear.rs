@@ -1,0 +1,157 @@
+//! Mechanical models with nonlinear forces, gaps and slips (Moreau–Jean with
+//! a converged Newton loop).
+//!
+//! - every bundled mechanical model without nonlinear parts takes the linear
+//!   stepper (its numbers are today's, bit for bit);
+//! - the Newton loop on a linear model written nonlinearly reproduces the
+//!   linear scheme (bouncing ball, to rounding);
+//! - Newton iteration counts per step (printed) and the residual at
+//!   acceptance for the bundled nonlinear mechanical models;
+//! - a step whose Newton iteration fails is discarded with the state kept;
+//! - FMU-state replay bit for bit.
+
+use crate::{column, model, model_edited, run};
+use lcsfmu::fmi2::{Instance, Severity};
+use lcsfmu::lcs::Lcs;
+use lcsfmu::model::validate;
+use lcsfmu::scheme::{newton, Stepper};
+use lcsfmu::simulate::Options;
+
+/// The bundled models with nonlinear mechanics.
+const NONLINEAR: [&str; 3] = ["pendulum_stop", "duffing_impact", "rocking_block"];
+
+fn initialized(m: lcsfmu::model::Model) -> Instance {
+    let mut i = Instance::new(m, "{g}");
+    i.setup_experiment(0.0, None).unwrap();
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    i
+}
+
+#[test]
+fn linear_mechanical_models_take_the_linear_stepper() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut linear = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let m = validate::load(&path).unwrap();
+        if m.mechanics.is_none() {
+            continue;
+        }
+        let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let lcs = Lcs::new(&m);
+        let stepper = Stepper::new(&m, &lcs);
+        let newton = matches!(stepper, Stepper::MechNewton(_));
+        assert_eq!(newton, m.nonlinear_mechanics(), "{stem}");
+        assert_eq!(newton, NONLINEAR.contains(&stem.as_str()), "{stem}");
+        linear += usize::from(!newton);
+    }
+    assert!(linear >= 5, "{linear} linear mechanical models");
+}
+
+#[test]
+fn the_newton_loop_on_a_linear_model_is_the_linear_scheme() {
+    // sin² + cos² = 1 to an ulp: the same gravity, through the Newton step.
+    let linear = run(model("bouncing_ball"), Options::default());
+    let m = model_edited(
+        "bouncing_ball",
+        "force = \"-g\"",
+        "force = \"-g*(sin(q)^2 + cos(q)^2)\"",
+    );
+    assert!(m.nonlinear_mechanics());
+    let t = run(m, Options::default());
+    for name in ["q", "v", "p"] {
+        let (a, b) = (column(&linear, name), column(&t, name));
+        let worst = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        println!("bouncing ball through Newton: {name} differs by at most {worst:e}");
+        assert!(worst <= 1e-9, "{name}: {worst}");
+    }
+    let stats = t.newton.unwrap();
+    // A linear step converges after one LCP solve (at most two when the
+    // rounding of sin² + cos² is above the tolerance).
+    assert_eq!(stats.histogram[3..].iter().sum::<usize>(), 0, "{stats:?}");
+}
+
+#[test]
+fn newton_iterations_per_step_and_residual_at_acceptance() {
+    for stem in NONLINEAR {
+        let t = run(model(stem), Options::default());
+        let s = t.newton.unwrap();
+        println!(
+            "{stem}: LCP solves per step {:?} (index = solves), largest scaled residual at acceptance {:e}",
+            s.histogram, s.worst_residual
+        );
+        assert!(s.worst_residual <= newton::TOL, "{stem}: {s:?}");
+        assert!(s.histogram[1..].iter().sum::<usize>() > 0, "{stem}");
+    }
+}
+
+const STIFFENING: &str = r#"
+[model]
+name = "stiffening"
+[experiment]
+start = 0.0
+stop = 1.0
+step = 0.01
+[scheme]
+method = "moreau-jean"
+[[coordinates]]
+name = "x"
+velocity = "v"
+start = 0.5
+velocity_start = 10.0
+mass = 1.0
+force = "-sqrt(1 - x)"
+[[contacts]]
+name = "p"
+gap = "x + 1"
+"#;
+
+#[test]
+fn a_failing_newton_step_is_discarded_with_the_state_kept() {
+    let m = validate::from_str(STIFFENING, std::path::Path::new("stiffening.toml")).unwrap();
+    let mut i = initialized(m);
+    i.do_step(0.0, 0.01).unwrap();
+    let kept = i.states().to_vec();
+    // The first iterate, x + h v = 1.6, lies where the force is not
+    // defined (NaN): the residual is not finite.
+    let e = i.do_step(0.01, 0.1).unwrap_err();
+    assert_eq!(e.severity, Severity::Discard);
+    assert!(
+        e.message.contains("Newton iteration did not converge") && e.message.contains("residual"),
+        "{}",
+        e.message
+    );
+    assert_eq!(i.states(), kept.as_slice());
+    assert_eq!(i.last_successful_time(), 0.01);
+}
+
+#[test]
+fn fmu_state_replays_the_mechanical_newton_steps_bit_for_bit() {
+    for stem in NONLINEAR {
+        let m = model(stem);
+        let h = m.experiment.step;
+        let mut i = initialized(m);
+        for k in 0..600 {
+            i.do_step(k as f64 * h, h).unwrap();
+        }
+        let snap = i.snapshot();
+        let bytes = i.serialize(&snap);
+        let run = |i: &mut Instance| {
+            let mut out = Vec::new();
+            for k in 600..900 {
+                i.do_step(k as f64 * h, h).unwrap();
+                out.extend(i.states().iter().chain(i.pairs()).map(|v| v.to_bits()));
+            }
+            out
+        };
+        let first = run(&mut i);
+        let back = i.deserialize(&bytes).unwrap();
+        i.restore(&back).unwrap();
+        assert_eq!(run(&mut i), first, "{stem}");
+    }
+}

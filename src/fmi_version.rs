@@ -85,9 +85,11 @@ pub fn parse_interfaces(text: &str) -> Result<Interfaces, String> {
                         .into(),
                 )
             }
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "--interface: unknown interface type '{other}' (known: cs; me is not provided yet)"
-            )),
+            ))
+            }
         }
     }
     Ok(Interfaces {

@@ -44,7 +44,7 @@
 //! - `forced_panic`   a template built to panic in `fmi2DoStep`: fmi2Fatal, the message
 //!   logged, every later call refused, the process and the library usable
 //! - `fmi3`           FMI 3.0: `--fmi 3` archive passes `check`; Event Mode and early
-//!                   return of the core instance on rlc_diode
+//!   return of the core instance on rlc_diode
 //! - `fmu_check`      `lcsfmu check FILE.fmu`: every bundled FMU passes; broken copies
 //!   (edited XML, bad entries, a renamed symbol) fail with exactly the expected line
 //! - `binary_run`     the binary's run in a child process: foreign binaries (gcc-built

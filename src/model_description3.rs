@@ -8,12 +8,16 @@
 //! instead of `guid` (the same value), the capability flags of `<CoSimulation>`
 //! (Event Mode and early return: see `lcsfmu::fmi2::EventOptions`), and a
 //! `<ModelStructure>` of `<Output>` and `<InitialUnknown>` elements that name
-//! value references instead of indices.
+//! value references instead of indices. A variable's unit comes through a
+//! declared type (`<Float64Type name="V" unit="V"/>`, `declaredType="V"`), which
+//! the standard allows as well as a `unit` attribute on the variable and which
+//! every importer tried reads: the `fmi` crate 0.8 refuses a description with a
+//! `unit` attribute on a variable.
 
 use crate::fmi2::variables;
 use crate::model::Model;
 use crate::model_description::{
-    describe, number, output_dependencies, write_categories_and_experiment, write_units,
+    describe, number, output_dependencies, units, write_categories_and_experiment, write_units,
 };
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use quick_xml::Writer;
@@ -53,6 +57,16 @@ pub fn write(model: &Model, token: &str) -> String {
 
     let vars = variables::variables(model);
     write_units(&vars, &mut put);
+    let units = units(&vars);
+    if !units.is_empty() {
+        put(Event::Start(BytesStart::new("TypeDefinitions")));
+        for u in &units {
+            put(Event::Empty(
+                BytesStart::new("Float64Type").with_attributes([("name", *u), ("unit", *u)]),
+            ));
+        }
+        put(Event::End(BytesEnd::new("TypeDefinitions")));
+    }
     write_categories_and_experiment(model, &mut put);
 
     put(Event::Start(BytesStart::new("ModelVariables")));
@@ -72,7 +86,7 @@ pub fn write(model: &Model, token: &str) -> String {
             e.push_attribute(("initial", initial));
         }
         if !v.unit.is_empty() {
-            e.push_attribute(("unit", v.unit));
+            e.push_attribute(("declaredType", v.unit));
         }
         if let Some(s) = v.start {
             e.push_attribute(("start", number(s).as_str()));

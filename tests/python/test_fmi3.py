@@ -108,9 +108,16 @@ def by_time(result: np.ndarray) -> dict[float, tuple]:
 
 
 @pytest.mark.parametrize("name", MODEL_NAMES)
-def test_validate_fmu(fmi3_fmus, name):
-    assert read_model_description(str(fmi3_fmus[name])).fmiVersion == "3.0"
+def test_validate_fmu(fmus, fmi3_fmus, name):
+    md = read_model_description(str(fmi3_fmus[name]))
+    assert md.fmiVersion == "3.0"
     assert validate_fmu(str(fmi3_fmus[name])) == []
+    # The same variables, value references and units as the FMI 2.0 XML (units through
+    # declared types in FMI 3.0: src/model_description3.rs).
+    unit = lambda v: v.unit or (v.declaredType.unit if v.declaredType else None)  # noqa: E731
+    two = read_model_description(str(fmus[name]))
+    assert [(v.name, v.valueReference, unit(v)) for v in md.modelVariables] == \
+        [(v.name, v.valueReference, unit(v)) for v in two.modelVariables]
 
 
 def test_exports_exactly_the_75_functions(fmi3_fmus, tmp_path):

@@ -271,7 +271,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
     }
     // The page runs the default experiment for its plot: the only part of a
     // build that grows with the model's run time.
-    let page = docs::page(model, &guid);
+    let page = docs::page_for(model, &guid, env.fmi);
     pack::pack(
         out,
         env.fmi,

@@ -76,9 +76,15 @@ impl Instance {
         self.events.early_return_allowed.then_some(end)
     }
 
-    /// `fmi3EnterEventMode`.
+    /// `fmi3EnterEventMode`; only for an importer that declared `eventModeUsed`
+    /// (FMI 3.0 §4.2: a co-simulation FMU without it never enters Event Mode).
     pub fn enter_event_mode(&mut self) -> FmiResult<()> {
         self.check(Call::EnterEventMode)?;
+        if !self.events.event_mode_used {
+            return Err(FmiError::error(
+                "Event Mode was not declared at instantiation (eventModeUsed = false)",
+            ));
+        }
         self.phase = Phase::EventMode;
         Ok(())
     }

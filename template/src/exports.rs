@@ -185,7 +185,7 @@ pub extern "C" fn fmi2GetInteger(
     _value: *mut fmi2Integer,
 ) -> fmi2Status {
     enter(c, "fmi2GetInteger", |comp| {
-        no_variables(comp, Call::GetValues, vr, nvr, "Integer")
+        no_variables(comp, Call::GetValues, vr, nvr, "Integer", "Real")
     })
 }
 
@@ -197,7 +197,7 @@ pub extern "C" fn fmi2GetBoolean(
     _value: *mut fmi2Boolean,
 ) -> fmi2Status {
     enter(c, "fmi2GetBoolean", |comp| {
-        no_variables(comp, Call::GetValues, vr, nvr, "Boolean")
+        no_variables(comp, Call::GetValues, vr, nvr, "Boolean", "Real")
     })
 }
 
@@ -209,7 +209,7 @@ pub extern "C" fn fmi2GetString(
     _value: *mut fmi2String,
 ) -> fmi2Status {
     enter(c, "fmi2GetString", |comp| {
-        no_variables(comp, Call::GetValues, vr, nvr, "String")
+        no_variables(comp, Call::GetValues, vr, nvr, "String", "Real")
     })
 }
 
@@ -221,7 +221,7 @@ pub extern "C" fn fmi2SetInteger(
     _value: *const fmi2Integer,
 ) -> fmi2Status {
     enter(c, "fmi2SetInteger", |comp| {
-        no_variables(comp, Call::SetValues, vr, nvr, "Integer")
+        no_variables(comp, Call::SetValues, vr, nvr, "Integer", "Real")
     })
 }
 
@@ -233,7 +233,7 @@ pub extern "C" fn fmi2SetBoolean(
     _value: *const fmi2Boolean,
 ) -> fmi2Status {
     enter(c, "fmi2SetBoolean", |comp| {
-        no_variables(comp, Call::SetValues, vr, nvr, "Boolean")
+        no_variables(comp, Call::SetValues, vr, nvr, "Boolean", "Real")
     })
 }
 
@@ -245,7 +245,7 @@ pub extern "C" fn fmi2SetString(
     _value: *const fmi2String,
 ) -> fmi2Status {
     enter(c, "fmi2SetString", |comp| {
-        no_variables(comp, Call::SetValues, vr, nvr, "String")
+        no_variables(comp, Call::SetValues, vr, nvr, "String", "Real")
     })
 }
 

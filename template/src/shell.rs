@@ -52,6 +52,7 @@ impl Status for fmi2Status {
 /// The importer's logger, as the version's instantiation function received it.
 #[derive(Clone, Copy)]
 pub enum Sink {
+    #[cfg_attr(feature = "fmi3", allow(dead_code))]
     Fmi2 {
         logger: fmi2CallbackLogger,
         environment: fmi2ComponentEnvironment,
@@ -68,6 +69,7 @@ impl Sink {
     ///
     /// # Safety
     /// `functions` is NULL or points to valid callbacks.
+    #[cfg_attr(feature = "fmi3", allow(dead_code))]
     pub unsafe fn fmi2(functions: *const fmi2CallbackFunctions) -> Sink {
         match functions.as_ref() {
             None => Sink::Fmi2 {
@@ -200,6 +202,7 @@ pub fn new_instance(token: Option<String>, what: &str) -> Result<Instance, Strin
 ///
 /// # Safety
 /// `functions` is NULL or points to valid callbacks; `name` is a valid C string.
+#[cfg_attr(feature = "fmi3", allow(dead_code))]
 pub unsafe fn log_with(
     functions: *const fmi2CallbackFunctions,
     name: &CStr,
@@ -209,6 +212,7 @@ pub unsafe fn log_with(
     Sink::fmi2(functions).send(name, level_of_fmi2(status), message);
 }
 
+#[cfg_attr(feature = "fmi3", allow(dead_code))]
 fn level_of_fmi2(status: fmi2Status) -> Level {
     match status {
         fmi2Status::fmi2OK | fmi2Status::fmi2Pending => Level::Ok,
@@ -246,22 +250,27 @@ pub fn unsupported<S>(what: &str) -> FmiResult<S> {
 }
 
 /// Access to a type this FMU has no variables of (FMI 2.0 Integer, Boolean,
-/// String; FMI 3.0 all but Float64): any value reference is unknown, an empty
-/// request is fine.
+/// String; FMI 3.0 all but Float64): an empty request is fine, and a value
+/// reference is refused, named with its variable and `real` type (`Real`,
+/// `Float64`) when it is one of the FMU's.
 pub fn no_variables<S: Status>(
     comp: &mut Component,
     call: Call,
     vr: *const u32,
     nvr: usize,
     kind: &str,
+    real: &str,
 ) -> FmiResult<S> {
     comp.instance.check(call)?;
     // SAFETY: the importer passes nvr valid value references.
     match unsafe { slice(vr, nvr, "vr")? }.first() {
         None => Ok(S::of(Level::Ok)),
-        Some(v) => Err(FmiError::error(format!(
-            "unknown value reference {v}: this FMU has no {kind} variables"
-        ))),
+        Some(&v) => Err(FmiError::error(match comp.instance.name(v) {
+            "?" => format!("unknown value reference {v}: this FMU has no {kind} variables"),
+            name => format!(
+                "value reference {v} ({name}) is a {real} variable, not {kind}: this FMU has no {kind} variables"
+            ),
+        })),
     }
 }
 

@@ -10,7 +10,7 @@
 #![allow(non_snake_case)]
 
 use super::ffi::*;
-use crate::shell::{enter, slice, slice_mut, Component};
+use crate::shell::{enter, no_variables, slice, slice_mut, Component};
 use lcsfmu::fmi2::state::Call;
 use lcsfmu::fmi2::{FmiError, FmiResult};
 
@@ -27,7 +27,7 @@ fn scalars(nValueReferences: usize, nValues: usize) -> FmiResult<()> {
     }
 }
 
-/// Access to `kind`, of which the FMU has no variable.
+/// Access to `kind`, of which the FMU has no variable ([`no_variables`]).
 fn none_of(
     comp: &mut Component,
     call: Call,
@@ -35,19 +35,7 @@ fn none_of(
     n: usize,
     kind: &str,
 ) -> FmiResult<fmi3Status> {
-    comp.instance.check(call)?;
-    // SAFETY: the importer passes n valid value references.
-    match unsafe { slice(vr, n, "valueReferences")? }.first() {
-        None => OK,
-        Some(&v) => {
-            let name = comp.instance.name(v);
-            Err(FmiError::error(if name == "?" {
-                format!("unknown value reference {v}: this FMU has no {kind} variables")
-            } else {
-                format!("value reference {v} ({name}) is a Float64 variable, not {kind}: this FMU has no {kind} variables")
-            }))
-        }
-    }
+    no_variables(comp, call, vr, n, kind, "Float64")
 }
 
 #[no_mangle]

@@ -1,4 +1,6 @@
-//! Nanoseconds per `fmi2DoStep` called through the C ABI of built FMUs.
+//! Nanoseconds per `fmi2DoStep` called through the C ABI of built FMUs, and per
+//! `fmi3DoStep` of the same models built with `--fmi 3` (same core step, the
+//! FMI 3.0 shell; no Event Mode), in the same rounds.
 //!
 //! Builds the FMUs with the library's own `export::build` (reporting how long a
 //! build takes with a warm cache, unchanged and after an edit of the model),
@@ -29,6 +31,7 @@
 //! compare minima taken over the same stretch of time.
 
 use lcsfmu::export::{self, BuildEnv};
+use lcsfmu::fmi_version::FmiVersion;
 use lcsfmu::model::{validate, Model};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::hint::black_box;
@@ -48,6 +51,31 @@ type Setup = unsafe extern "C" fn(*mut c_void, c_int, f64, f64, c_int, f64) -> c
 type Simple = unsafe extern "C" fn(*mut c_void) -> c_int;
 type DoStep = unsafe extern "C" fn(*mut c_void, f64, f64, c_int) -> c_int;
 type Free = unsafe extern "C" fn(*mut c_void);
+type Instantiate3 = unsafe extern "C" fn(
+    *const c_char,
+    *const c_char,
+    *const c_char,
+    bool,
+    bool,
+    bool,
+    bool,
+    *const u32,
+    usize,
+    *mut c_void,
+    *const c_void,
+    *const c_void,
+) -> *mut c_void;
+type Enter3 = unsafe extern "C" fn(*mut c_void, bool, f64, f64, bool, f64) -> c_int;
+type DoStep3 = unsafe extern "C" fn(
+    *mut c_void,
+    f64,
+    f64,
+    bool,
+    *mut bool,
+    *mut bool,
+    *mut bool,
+    *mut f64,
+) -> c_int;
 
 #[repr(C)]
 struct Callbacks {
@@ -61,6 +89,8 @@ struct Callbacks {
 struct Fmu {
     lib: *mut c_void,
     guid: CString,
+    /// An FMI 3.0 binary (`fmiVersion="3.0"`).
+    fmi3: bool,
 }
 
 /// The value of the first `attribute="..."` in an XML text.
@@ -79,15 +109,22 @@ impl Fmu {
         std::io::Read::read_to_string(&mut zip.by_name("modelDescription.xml").unwrap(), &mut xml)
             .unwrap();
         let id = attribute(&xml, "modelIdentifier").expect("modelIdentifier");
-        let guid = CString::new(attribute(&xml, "guid").expect("guid")).unwrap();
+        let fmi3 = attribute(&xml, "fmiVersion") == Some("3.0");
+        let (token, platform) = match fmi3 {
+            false => ("guid", "linux64"),
+            true => ("instantiationToken", "x86_64-linux"),
+        };
+        let guid = CString::new(attribute(&xml, token).expect("token")).unwrap();
         let so = dir.join(format!("{id}.so"));
-        let mut entry = zip.by_name(&format!("binaries/linux64/{id}.so")).unwrap();
+        let mut entry = zip
+            .by_name(&format!("binaries/{platform}/{id}.so"))
+            .unwrap();
         std::io::copy(&mut entry, &mut std::fs::File::create(&so).unwrap()).unwrap();
         let path = CString::new(so.to_str().unwrap()).unwrap();
         // SAFETY: loading an FMU binary, as any FMI importer does.
         let lib = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
         assert!(!lib.is_null(), "dlopen {}", so.display());
-        Fmu { lib, guid }
+        Fmu { lib, guid, fmi3 }
     }
 
     fn sym<T: Copy>(&self, name: &str) -> T {
@@ -102,6 +139,9 @@ impl Fmu {
 
     /// ns per doStep over `steps` steps of size h, after initialization.
     fn ns_per_step(&self, h: f64, steps: usize) -> f64 {
+        if self.fmi3 {
+            return self.ns_per_step3(h, steps);
+        }
         let instantiate: Instantiate = self.sym("fmi2Instantiate");
         let setup: Setup = self.sym("fmi2SetupExperiment");
         let enter: Simple = self.sym("fmi2EnterInitializationMode");
@@ -143,6 +183,66 @@ impl Fmu {
             ns
         }
     }
+}
+
+impl Fmu {
+    /// [`Fmu::ns_per_step`] through the FMI 3.0 functions.
+    fn ns_per_step3(&self, h: f64, steps: usize) -> f64 {
+        let instantiate: Instantiate3 = self.sym("fmi3InstantiateCoSimulation");
+        let enter: Enter3 = self.sym("fmi3EnterInitializationMode");
+        let exit: Simple = self.sym("fmi3ExitInitializationMode");
+        let do_step: DoStep3 = self.sym("fmi3DoStep");
+        let free: Free = self.sym("fmi3FreeInstance");
+        // SAFETY: FMI 3.0 calls in the order the standard prescribes, on one instance.
+        unsafe {
+            let c = instantiate(
+                c"bench".as_ptr(),
+                self.guid.as_ptr(),
+                std::ptr::null(),
+                false,
+                false,
+                false,
+                false,
+                std::ptr::null(),
+                0,
+                std::ptr::null_mut(),
+                quiet3 as *const c_void,
+                std::ptr::null(),
+            );
+            assert!(!c.is_null());
+            assert_eq!(enter(c, false, 0.0, 0.0, false, 0.0), 0);
+            assert_eq!(exit(c), 0);
+            let (mut event, mut terminate, mut early, mut last) = (false, false, false, 0.0);
+            let start = Instant::now();
+            for k in 0..steps {
+                let t = k as f64 * h;
+                let status = do_step(
+                    black_box(c),
+                    t,
+                    (k + 1) as f64 * h - t,
+                    true,
+                    &mut event,
+                    &mut terminate,
+                    &mut early,
+                    &mut last,
+                );
+                debug_assert_eq!(status, 0);
+                black_box(status);
+            }
+            let ns = start.elapsed().as_nanos() as f64 / steps as f64;
+            free(c);
+            ns
+        }
+    }
+}
+
+/// FMI 3.0's logger, which drops every message.
+unsafe extern "C" fn quiet3(
+    _env: *mut c_void,
+    _status: c_int,
+    _category: *const c_char,
+    _message: *const c_char,
+) {
 }
 
 /// A logger that drops every message. FMUs call it as a C variadic function; the
@@ -240,6 +340,31 @@ fn main() {
             (model.name.clone(), model.experiment.step, fmu)
         })
         .collect();
+    // The FMI 3.0 builds of three of them, loaded from a directory of their own
+    // (their binaries have the FMI 2.0 ones' names).
+    let env3 = BuildEnv {
+        fmi: FmiVersion::V3,
+        ..env.clone()
+    };
+    let dir3 = dir.join("fmi3");
+    std::fs::create_dir_all(&dir3).unwrap();
+    for (model, origin) in models
+        .iter()
+        .filter(|(m, _)| ["sign_spiral", "coulomb_friction", "decay"].contains(&m.name.as_str()))
+    {
+        let out = dir3.join(format!("{}.fmu", model.name));
+        println!(
+            "  {:<22} --fmi 3 {:>5.2}",
+            model.name,
+            timed_build(model, origin, &out, &env3)
+        );
+        let fmu = Fmu::load(&out, &dir3);
+        fmus.push((
+            format!("{} (fmi3DoStep)", model.name),
+            model.experiment.step,
+            fmu,
+        ));
+    }
     if let Some(peer) = std::env::var_os("LCSFMU_PEER_BOUNCINGBALL") {
         let peer_dir = dir.join("peer");
         std::fs::create_dir_all(&peer_dir).unwrap();
@@ -253,7 +378,7 @@ fn main() {
             *best = best.min(fmu.ns_per_step(*h, 1_000_000));
         }
     }
-    println!("\nns per fmi2DoStep through the C ABI (best of 5 rounds of 1e6 steps):");
+    println!("\nns per fmi2DoStep (fmi3DoStep where marked) through the C ABI (best of 5 rounds of 1e6 steps):");
     for ((name, h, _), ns) in fmus.iter().zip(&best) {
         println!("  {name:<30} h = {h:<6} {ns:>7.1} ns");
     }
@@ -274,6 +399,13 @@ fn main() {
             "  pendulum_stop      / bouncing_ball {:>5.2}   (Moreau–Jean with Newton / linear, 1 coordinate, 1 contact)",
             a / b
         );
+    }
+    for name in ["sign_spiral", "coulomb_friction", "decay"] {
+        let three = format!("{name} (fmi3DoStep)");
+        let pos = |n: &str| fmus.iter().position(|(m, _, _)| m == n).map(|i| best[i]);
+        if let (Some(a), Some(b)) = (pos(&three), pos(name)) {
+            println!("  {three:<30} / fmi2DoStep {:>5.2}", a / b);
+        }
     }
     for lcp in ["sign_spiral", "coulomb_friction"] {
         let (Some(a), Some(decay)) = (ns(lcp), ns("decay")) else {

@@ -10,8 +10,9 @@
 //! one path for every model.
 
 use crate::error::Error;
+use crate::fmi_version::FmiVersion;
 use crate::model::Model;
-use crate::{docs, model_description, pack};
+use crate::{docs, model_description, model_description3, pack};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -32,6 +33,8 @@ pub struct BuildEnv {
     /// cache: the template's library has one file name whatever its features,
     /// and cargo would otherwise take one variant's file for the other's.
     pub template_features: Vec<String>,
+    /// The FMI version to build (`lcsfmu build --fmi`; FMI 2.0 by default).
+    pub fmi: FmiVersion,
 }
 
 /// The sources embedded by `build.rs`: `FILES` (path, contents) and their `HASH`.
@@ -63,6 +66,9 @@ lcsfmu = { path = "..", default-features = false }
 # Test only: fmi2DoStep panics from t = 1 on (template/src/forced_panic.rs).
 # `lcsfmu build` turns it on when LCSFMU_TEMPLATE_FEATURES names it.
 forced-panic = []
+# The FMI 3.0 shell (template/src/fmi3/) instead of FMI 2.0's exports.rs:
+# `lcsfmu build --fmi 3` turns it on.
+fmi3 = []
 "#;
 
 impl BuildEnv {
@@ -98,6 +104,7 @@ impl BuildEnv {
             cache_dir,
             verbose: false,
             template_features,
+            fmi: FmiVersion::V2,
         }
     }
 }
@@ -207,7 +214,13 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
         Some(dir) => (cwd.join(dir).join("Cargo.toml"), "--locked"),
         None => (materialize(&cache_dir)?.join("Cargo.toml"), "--offline"),
     };
-    let target_dir = match env.template_features.as_slice() {
+    // The FMI 3.0 shell is the template's `fmi3` feature; like the test
+    // features, it gets a target directory of its own.
+    let mut features = env.template_features.clone();
+    if env.fmi == FmiVersion::V3 {
+        features.push("fmi3".into());
+    }
+    let target_dir = match features.as_slice() {
         [] => cache_dir.clone(),
         features => cache_dir.join("features").join(features.join("+")),
     };
@@ -230,8 +243,8 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
     .env_remove("CARGO_TARGET_DIR")
     .env_remove("RUSTFLAGS")
     .env_remove("CARGO_ENCODED_RUSTFLAGS");
-    if !env.template_features.is_empty() {
-        cmd.arg("--features").arg(env.template_features.join(","));
+    if !features.is_empty() {
+        cmd.arg("--features").arg(features.join(","));
     }
     if !env.verbose {
         cmd.arg("--quiet");
@@ -249,14 +262,26 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
     let binary = std::fs::read(&library).map_err(io(&library))?;
     drop(lock);
 
-    let xml = model_description::write(model, &guid);
+    let xml = match env.fmi {
+        FmiVersion::V2 => model_description::write(model, &guid),
+        FmiVersion::V3 => model_description3::write(model, &guid),
+    };
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(io(parent))?;
     }
     // The page runs the default experiment for its plot: the only part of a
     // build that grows with the model's run time.
-    let page = docs::page(model, &guid);
-    pack::pack(out, &model.name, &xml, &binary, &model.to_json(), &page).map_err(io(out))?;
+    let page = docs::page_for(model, &guid, env.fmi);
+    pack::pack(
+        out,
+        env.fmi,
+        &model.name,
+        &xml,
+        &binary,
+        &model.to_json(),
+        &page,
+    )
+    .map_err(io(out))?;
     Ok(out.to_path_buf())
 }
 

@@ -59,7 +59,11 @@ pub mod error;
 #[cfg(feature = "tool")]
 pub mod export;
 #[cfg(feature = "tool")]
+pub mod fmi_version;
+#[cfg(feature = "tool")]
 pub mod model_description;
+#[cfg(feature = "tool")]
+pub mod model_description3;
 #[cfg(feature = "tool")]
 pub mod pack;
 #[cfg(feature = "tool")]

@@ -8,7 +8,7 @@
 //! `InitialUnknowns` listing exactly the calculated outputs. No generation date
 //! is written, so a build is reproducible.
 
-use crate::fmi2::variables::{self, Kind};
+use crate::fmi2::variables::{self, Kind, Variable};
 use crate::model::Model;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use quick_xml::Writer;
@@ -38,7 +38,7 @@ pub const LOG_CATEGORIES: &[(&str, &str)] = &[
 ];
 
 /// Shortest text that reads back as the same number (`1e-300`, `0.2`, `100.0`).
-fn number(v: f64) -> String {
+pub(crate) fn number(v: f64) -> String {
     format!("{v:?}")
 }
 
@@ -73,41 +73,8 @@ pub fn write(model: &Model, guid: &str) -> String {
     put(Event::Empty(cs));
 
     let vars = variables::variables(model);
-    let mut units: Vec<&str> = vars
-        .iter()
-        .map(|v| v.unit)
-        .filter(|u| !u.is_empty())
-        .collect();
-    units.sort_unstable();
-    units.dedup();
-    if !units.is_empty() {
-        put(Event::Start(BytesStart::new("UnitDefinitions")));
-        for u in &units {
-            put(Event::Empty(
-                BytesStart::new("Unit").with_attributes([("name", *u)]),
-            ));
-        }
-        put(Event::End(BytesEnd::new("UnitDefinitions")));
-    }
-
-    put(Event::Start(BytesStart::new("LogCategories")));
-    for (name, description) in LOG_CATEGORIES {
-        put(Event::Empty(BytesStart::new("Category").with_attributes([
-            ("name", *name),
-            ("description", *description),
-        ])));
-    }
-    put(Event::End(BytesEnd::new("LogCategories")));
-
-    let e = &model.experiment;
-    let (start, stop, step) = (number(e.start), number(e.stop), number(e.step));
-    put(Event::Empty(
-        BytesStart::new("DefaultExperiment").with_attributes([
-            ("startTime", start.as_str()),
-            ("stopTime", stop.as_str()),
-            ("stepSize", step.as_str()),
-        ]),
-    ));
+    write_units(&vars, &mut put);
+    write_categories_and_experiment(model, &mut put);
 
     put(Event::Start(BytesStart::new("ModelVariables")));
     for (vr, v) in vars.iter().enumerate() {
@@ -139,25 +106,11 @@ pub fn write(model: &Model, guid: &str) -> String {
     put(Event::End(BytesEnd::new("ModelVariables")));
 
     put(Event::Start(BytesStart::new("ModelStructure")));
-    let index_of = |kind: Kind| vars.iter().position(|v| v.kind == kind).map(|i| i + 1);
-    let (pair_deps, output_deps) = (model.pair_feedthrough(), model.output_feedthrough());
-    let outputs: Vec<(usize, String)> = vars
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| v.attributes().0 == "output")
-        .map(|(i, v)| {
-            // Outputs reflect the end of the last step, except the static maps
-            // of blocks and the named outputs that read inputs (src/model/dependencies.rs).
-            let inputs: &[usize] = match v.kind {
-                Kind::Output(k) => &output_deps[k],
-                Kind::Pair(k) => &pair_deps[k],
-                _ => &[],
-            };
-            let deps: Vec<String> = inputs
-                .iter()
-                .filter_map(|j| index_of(Kind::Input(*j)))
-                .map(|i| i.to_string())
-                .collect();
+    // Outputs by 1-based index in ModelVariables, their dependencies likewise.
+    let outputs: Vec<(usize, String)> = output_dependencies(model, &vars)
+        .into_iter()
+        .map(|(i, deps)| {
+            let deps: Vec<String> = deps.iter().map(|j| (j + 1).to_string()).collect();
             (i + 1, deps.join(" "))
         })
         .collect();
@@ -193,8 +146,81 @@ pub fn write(model: &Model, guid: &str) -> String {
     String::from_utf8(w.into_inner()).expect("the writer only writes UTF-8") + "\n"
 }
 
+/// The units the variables use, sorted, each once.
+pub(crate) fn units<'m>(vars: &[Variable<'m>]) -> Vec<&'m str> {
+    let mut units: Vec<&str> = vars
+        .iter()
+        .map(|v| v.unit)
+        .filter(|u| !u.is_empty())
+        .collect();
+    units.sort_unstable();
+    units.dedup();
+    units
+}
+
+/// `<UnitDefinitions>`, when a variable has a unit.
+pub(crate) fn write_units(vars: &[Variable], put: &mut impl FnMut(Event)) {
+    let units = units(vars);
+    if !units.is_empty() {
+        put(Event::Start(BytesStart::new("UnitDefinitions")));
+        for u in &units {
+            put(Event::Empty(
+                BytesStart::new("Unit").with_attributes([("name", *u)]),
+            ));
+        }
+        put(Event::End(BytesEnd::new("UnitDefinitions")));
+    }
+}
+
+/// `<LogCategories>` and `<DefaultExperiment>`, the same in FMI 2.0 and 3.0.
+pub(crate) fn write_categories_and_experiment(model: &Model, put: &mut impl FnMut(Event)) {
+    put(Event::Start(BytesStart::new("LogCategories")));
+    for (name, description) in LOG_CATEGORIES {
+        put(Event::Empty(BytesStart::new("Category").with_attributes([
+            ("name", *name),
+            ("description", *description),
+        ])));
+    }
+    put(Event::End(BytesEnd::new("LogCategories")));
+
+    let e = &model.experiment;
+    let (start, stop, step) = (number(e.start), number(e.stop), number(e.step));
+    put(Event::Empty(
+        BytesStart::new("DefaultExperiment").with_attributes([
+            ("startTime", start.as_str()),
+            ("stopTime", stop.as_str()),
+            ("stepSize", step.as_str()),
+        ]),
+    ));
+}
+
+/// Every output (0-based position in `vars`, which is also its value
+/// reference) with the positions of the inputs it depends on at once.
+/// Outputs reflect the end of the last step, except the static maps of blocks
+/// and the named outputs that read inputs (src/model/dependencies.rs).
+pub(crate) fn output_dependencies(model: &Model, vars: &[Variable]) -> Vec<(usize, Vec<usize>)> {
+    let position = |kind: Kind| vars.iter().position(|v| v.kind == kind);
+    let (pair_deps, output_deps) = (model.pair_feedthrough(), model.output_feedthrough());
+    vars.iter()
+        .enumerate()
+        .filter(|(_, v)| v.attributes().0 == "output")
+        .map(|(i, v)| {
+            let inputs: &[usize] = match v.kind {
+                Kind::Output(k) => &output_deps[k],
+                Kind::Pair(k) => &pair_deps[k],
+                _ => &[],
+            };
+            let deps = inputs
+                .iter()
+                .filter_map(|j| position(Kind::Input(*j)))
+                .collect();
+            (i, deps)
+        })
+        .collect()
+}
+
 /// The user's description, completed with what the variable is in the LCS.
-fn describe(model: &Model, kind: Kind, user: &str) -> String {
+pub(crate) fn describe(model: &Model, kind: Kind, user: &str) -> String {
     let what = match kind {
         Kind::Pair(i) => {
             let p = &model.pairs[i];

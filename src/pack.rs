@@ -1,13 +1,15 @@
 //! The `.fmu` archive.
 //!
-//! Layout (shared `fmi2-notes.md` §2): `modelDescription.xml` at the root,
-//! `binaries/linux64/<modelIdentifier>.so`, and `resources/model.json`, the
+//! Layout (shared `fmi2-notes.md` §2, `fmi3-notes.md` §1.2): `modelDescription.xml`
+//! at the root, `binaries/linux64/<modelIdentifier>.so` (FMI 3.0:
+//! `binaries/x86_64-linux/`), and `resources/model.json`, the
 //! validated model the binary was compiled from, which lets `lcsfmu simulate`
 //! run an FMU it is given with the same core, and `documentation/index.html`, the
 //! entry point FMI 2.0 (§2.3) gives an FMU's documentation (its place in the
 //! archive is the link; the XML has no attribute for it). Entries carry a fixed timestamp,
 //! so the same model and binary give the same archive.
 
+use crate::fmi_version::FmiVersion;
 use std::io::{Read, Seek, Write};
 use std::path::Path;
 use zip::write::SimpleFileOptions;
@@ -21,6 +23,7 @@ pub const DOCUMENTATION_ENTRY: &str = "documentation/index.html";
 /// Writes the archive to `out`.
 pub fn pack(
     out: &Path,
+    version: FmiVersion,
     model_identifier: &str,
     description_xml: &str,
     binary: &[u8],
@@ -36,11 +39,7 @@ pub fn pack(
             description_xml.as_bytes(),
             0o644,
         ),
-        (
-            format!("binaries/linux64/{model_identifier}.so"),
-            binary,
-            0o755,
-        ),
+        (version.binary_entry(model_identifier), binary, 0o755),
         (MODEL_ENTRY.into(), model_json.as_bytes(), 0o644),
         (
             DOCUMENTATION_ENTRY.into(),

@@ -72,6 +72,7 @@ fn main() {
         let out = archives.join(format!("{}.fmu", model.name));
         pack::pack(
             &out,
+            lcsfmu::fmi_version::FmiVersion::V2,
             &model.name,
             &xml,
             &binary,

@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use crate::export::{self, BuildEnv};
+use crate::fmi_version::{parse_interfaces, FmiVersion, Interfaces};
 use crate::model::validate;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,6 +27,12 @@ pub struct Args {
     /// semi-explicit); the file's other scheme settings stay.
     #[arg(long = "scheme", value_name = "METHOD")]
     scheme: Option<String>,
+    /// FMI version of the FMU: 2 (FMI 2.0, the default) or 3 (FMI 3.0).
+    #[arg(long = "fmi", value_name = "VERSION", default_value = "2", value_parser = FmiVersion::parse)]
+    fmi: FmiVersion,
+    /// Interface types: cs (Co-Simulation, the default); me (Model Exchange) is not provided yet.
+    #[arg(long = "interface", value_name = "TYPES", default_value = "cs", value_parser = parse_interfaces)]
+    interface: Interfaces,
     /// Show cargo's output.
     #[arg(short, long)]
     verbose: bool,
@@ -37,6 +44,9 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         env.cache_dir = dir;
     }
     env.verbose = args.verbose;
+    env.fmi = args.fmi;
+    // Co-Simulation is the only interface type (Model Exchange was refused).
+    debug_assert!(args.interface.co_simulation);
     let many = args.models.len() > 1;
     let bar = many
         .then(|| {

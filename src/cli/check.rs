@@ -1,5 +1,5 @@
 //! `lcsfmu check MODEL.toml`: validate and describe a model without building it.
-//! `lcsfmu check FILE.fmu`: the FMU's conformance to FMI 2.0 ([`crate::conformance`]),
+//! `lcsfmu check FILE.fmu`: the FMU's conformance to FMI 2.0 or 3.0 ([`crate::conformance`]),
 //! one PASS/FAIL/SKIP line per check; exit status 1 when any check fails.
 //!
 //! Prints the sizes, the variables with their value references, the laws, and the
@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Model file (TOML), or an .fmu to check for FMI 2.0 conformance.
+    /// Model file (TOML), or an .fmu to check for FMI 2.0 (or 3.0) conformance.
     model: PathBuf,
     /// Override a size declared in the file's [defines] (NAME=INTEGER, repeatable).
     #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]

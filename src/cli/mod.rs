@@ -17,7 +17,7 @@ use std::process::ExitCode;
 #[command(
     name = "lcsfmu",
     version,
-    about = "Turn linear complementarity systems into FMI 2.0 Co-Simulation FMUs"
+    about = "Turn linear complementarity systems into FMI 2.0 or 3.0 Co-Simulation FMUs"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -31,7 +31,7 @@ enum Command {
     /// Simulate a model file or an .fmu in process and write CSV.
     Simulate(simulate::Args),
     /// Validate a model file and print its complementarity structure, or check an
-    /// .fmu against FMI 2.0 (one PASS/FAIL line per rule; exit status 1 on a failure).
+    /// .fmu against FMI 2.0 or 3.0 (one PASS/FAIL line per rule; exit status 1 on a failure).
     Check(check::Args),
     /// Time-stepping against event-driven integration: steps, work, errors.
     Compare(compare::Args),

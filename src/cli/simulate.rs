@@ -69,7 +69,9 @@ fn model_from_fmu(path: &Path) -> Result<(Model, String), Error> {
     let xml = archive.read_text("modelDescription.xml").map_err(fail)?;
     let model = Model::from_json(&json).map_err(|e| fail(e.to_string()))?;
     let guid = model_description::guid(&model);
-    if !xml.contains(&format!("guid=\"{guid}\"")) {
+    // FMI 2.0 names it `guid`, FMI 3.0 `instantiationToken`: the same value.
+    let named = |attribute: &str| xml.contains(&format!("{attribute}=\"{guid}\""));
+    if !named("guid") && !named("instantiationToken") {
         return Err(fail(
             "the embedded model does not match modelDescription.xml (built by another lcsfmu version?)"
                 .into(),

@@ -178,16 +178,97 @@ fn string(data: &[u8], table: &Section, offset: u32) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&rest[..end]).into_owned())
 }
 
-/// Compares the exported names with the 34 functions: `(missing, extra)`.
-pub fn compare(exported: &[String]) -> (Vec<&'static str>, Vec<String>) {
-    let missing = FMI2_CS_FUNCTIONS
+/// The 75 functions of FMI 3.0's `fmi3Functions.h`, which an FMI 3.0 FMU exports
+/// all, whatever interface types it provides (FMI 3.0 §2.5).
+pub const FMI3_FUNCTIONS: [&str; 75] = [
+    "fmi3GetVersion",
+    "fmi3SetDebugLogging",
+    "fmi3InstantiateModelExchange",
+    "fmi3InstantiateCoSimulation",
+    "fmi3InstantiateScheduledExecution",
+    "fmi3FreeInstance",
+    "fmi3EnterInitializationMode",
+    "fmi3ExitInitializationMode",
+    "fmi3EnterEventMode",
+    "fmi3Terminate",
+    "fmi3Reset",
+    "fmi3GetFloat32",
+    "fmi3GetFloat64",
+    "fmi3GetInt8",
+    "fmi3GetUInt8",
+    "fmi3GetInt16",
+    "fmi3GetUInt16",
+    "fmi3GetInt32",
+    "fmi3GetUInt32",
+    "fmi3GetInt64",
+    "fmi3GetUInt64",
+    "fmi3GetBoolean",
+    "fmi3GetString",
+    "fmi3GetBinary",
+    "fmi3GetClock",
+    "fmi3SetFloat32",
+    "fmi3SetFloat64",
+    "fmi3SetInt8",
+    "fmi3SetUInt8",
+    "fmi3SetInt16",
+    "fmi3SetUInt16",
+    "fmi3SetInt32",
+    "fmi3SetUInt32",
+    "fmi3SetInt64",
+    "fmi3SetUInt64",
+    "fmi3SetBoolean",
+    "fmi3SetString",
+    "fmi3SetBinary",
+    "fmi3SetClock",
+    "fmi3GetNumberOfVariableDependencies",
+    "fmi3GetVariableDependencies",
+    "fmi3GetFMUState",
+    "fmi3SetFMUState",
+    "fmi3FreeFMUState",
+    "fmi3SerializedFMUStateSize",
+    "fmi3SerializeFMUState",
+    "fmi3DeserializeFMUState",
+    "fmi3GetDirectionalDerivative",
+    "fmi3GetAdjointDerivative",
+    "fmi3EnterConfigurationMode",
+    "fmi3ExitConfigurationMode",
+    "fmi3GetIntervalDecimal",
+    "fmi3GetIntervalFraction",
+    "fmi3GetShiftDecimal",
+    "fmi3GetShiftFraction",
+    "fmi3SetIntervalDecimal",
+    "fmi3SetIntervalFraction",
+    "fmi3SetShiftDecimal",
+    "fmi3SetShiftFraction",
+    "fmi3EvaluateDiscreteStates",
+    "fmi3UpdateDiscreteStates",
+    "fmi3EnterContinuousTimeMode",
+    "fmi3CompletedIntegratorStep",
+    "fmi3SetTime",
+    "fmi3SetContinuousStates",
+    "fmi3GetContinuousStateDerivatives",
+    "fmi3GetEventIndicators",
+    "fmi3GetContinuousStates",
+    "fmi3GetNominalsOfContinuousStates",
+    "fmi3GetNumberOfEventIndicators",
+    "fmi3GetNumberOfContinuousStates",
+    "fmi3EnterStepMode",
+    "fmi3GetOutputDerivatives",
+    "fmi3DoStep",
+    "fmi3ActivateModelPartition",
+];
+
+/// Compares the exported names with the `expected` functions (FMI 2.0's 34 or
+/// FMI 3.0's 75): `(missing, extra)`.
+pub fn compare(exported: &[String], expected: &[&'static str]) -> (Vec<&'static str>, Vec<String>) {
+    let missing = expected
         .iter()
         .copied()
         .filter(|f| !exported.iter().any(|e| e == f))
         .collect();
     let extra = exported
         .iter()
-        .filter(|e| !FMI2_CS_FUNCTIONS.contains(&e.as_str()))
+        .filter(|e| !expected.contains(&e.as_str()))
         .cloned()
         .collect();
     (missing, extra)

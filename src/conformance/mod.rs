@@ -1,5 +1,11 @@
-//! Conformance of an `.fmu` file to FMI 2.0 Co-Simulation on linux64: what
-//! `lcsfmu check FILE.fmu` reports.
+//! Conformance of an `.fmu` file to FMI 2.0 Co-Simulation on linux64, or FMI 3.0
+//! Co-Simulation on x86_64-linux: what `lcsfmu check FILE.fmu` reports.
+//!
+//! For FMI 3.0 archives (`fmiVersion="3.0"`) the archive, the version, the
+//! instantiation token, the binary's place and its 75 exports, and the embedded
+//! model are checked; the XML rules of [`rules`] and the binary's run in a child
+//! process are FMI 2.0's and are reported as skipped for FMI 3.0 (FMPy's
+//! `validate` checks the FMI 3.0 XML; the test suite runs the binary).
 //!
 //! The checks are the ones importers apply before they run anything (shared
 //! `fmi2-notes.md`): the archive layout, the rules of `modelDescription.xml`
@@ -26,6 +32,7 @@ pub mod run;
 pub mod structure;
 
 use crate::archive::{self, Archive};
+use crate::fmi_version::FmiVersion;
 use crate::model::Model;
 use crate::simulate::{self, Options};
 use crate::{model_description, pack};
@@ -188,29 +195,54 @@ pub fn check_with(path: &Path, runner: Option<&Path>, limits: Limits) -> Report 
         }
     };
     r.add("modelDescription.xml is well-formed", Ok(()));
+    let version = d
+        .root
+        .get("fmiVersion")
+        .and_then(|v| FmiVersion::from_attribute(v));
+    if version == Some(FmiVersion::V3) {
+        for (name, result) in rules::check_fmi3(&d) {
+            r.add(name, result);
+        }
+        r.skip(
+            "the FMI 2.0 rules of modelDescription.xml",
+            "an FMI 3.0 description (lcsfmu checks its version, token and CoSimulation element; validate the rest with fmpy)",
+        );
+        binary(&mut r, &mut archive, &d, FmiVersion::V3);
+        embedded_model(&mut r, &mut archive, &d);
+        r.skip(
+            format!("binary loaded and run for {SHORT_RUN_STEPS} steps in a child process"),
+            "the child-process runner drives the FMI 2.0 API only; FMI 3.0 binaries are not run yet",
+        );
+        return r;
+    }
     for (name, result) in rules::check(&d) {
         r.add(name, result);
     }
-    let so = binary(&mut r, &mut archive, &d);
+    let so = binary(&mut r, &mut archive, &d, FmiVersion::V2);
     embedded_model(&mut r, &mut archive, &d);
     binary_run(&mut r, &mut archive, &d, so.as_deref(), runner, limits);
     r
 }
 
 /// The binary's presence and its dynamic symbol table; its entry name when present.
-fn binary(r: &mut Report, archive: &mut Archive, d: &description::Description) -> Option<String> {
+fn binary(
+    r: &mut Report,
+    archive: &mut Archive,
+    d: &description::Description,
+    version: FmiVersion,
+) -> Option<String> {
     let id = d
         .co_simulation
         .as_ref()
         .and_then(|cs| cs.get("modelIdentifier"));
     let Some(id) = id else {
         r.skip(
-            "binaries/linux64/<modelIdentifier>.so",
+            version.binary_entry("<modelIdentifier>"),
             "no modelIdentifier",
         );
         return None;
     };
-    let so = format!("binaries/linux64/{id}.so");
+    let so = version.binary_entry(id);
     let bytes = match archive.read(&so) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => {
@@ -232,14 +264,22 @@ fn binary(r: &mut Report, archive: &mut Archive, d: &description::Description) -
         }
     };
     r.add(format!("{so} present"), Ok(()));
-    let exports = elf::exported_symbols(&bytes).and_then(|names| match elf::compare(&names) {
-        (missing, extra) if missing.is_empty() && extra.is_empty() => Ok(()),
-        (missing, extra) => Err(format!("missing {missing:?} extra {extra:?}")),
-    });
-    r.add(
-        "exports exactly the 34 FMI 2.0 co-simulation functions",
-        exports,
-    );
+    let (expected, what): (&[&str], _) = match version {
+        FmiVersion::V2 => (
+            &elf::FMI2_CS_FUNCTIONS,
+            "exports exactly the 34 FMI 2.0 co-simulation functions",
+        ),
+        FmiVersion::V3 => (
+            &elf::FMI3_FUNCTIONS,
+            "exports exactly the 75 functions of fmi3Functions.h",
+        ),
+    };
+    let exports =
+        elf::exported_symbols(&bytes).and_then(|names| match elf::compare(&names, expected) {
+            (missing, extra) if missing.is_empty() && extra.is_empty() => Ok(()),
+            (missing, extra) => Err(format!("missing {missing:?} extra {extra:?}")),
+        });
+    r.add(what, exports);
     Some(so)
 }
 
@@ -281,7 +321,12 @@ fn embedded_model(r: &mut Report, archive: &mut Archive, d: &description::Descri
     };
     r.add(name, Ok(()));
     let guid = model_description::guid(&model);
-    let matches = match d.root.get("guid") {
+    // FMI 3.0 calls the GUID the instantiation token.
+    let token = d
+        .root
+        .get("guid")
+        .or_else(|| d.root.get("instantiationToken"));
+    let matches = match token {
         Some(g) if *g == guid => Ok(()),
         Some(g) => Err(format!(
             "the model gives {guid}, the XML says {g} (edited, or built by another lcsfmu version?)"

@@ -59,6 +59,25 @@ pub fn check(d: &Description) -> Vec<Rule> {
     ]
 }
 
+/// The rules lcsfmu checks on an FMI 3.0 description (the rest: FMPy's `validate`).
+pub fn check_fmi3(d: &Description) -> Vec<Rule> {
+    vec![
+        ("fmiVersion is \"3.0\"", Ok(())),
+        ("an instantiationToken is given", token(d)),
+        (
+            "CoSimulation element with a modelIdentifier",
+            co_simulation(d),
+        ),
+    ]
+}
+
+fn token(d: &Description) -> Result<(), String> {
+    match d.root.get("instantiationToken") {
+        Some(g) if !g.trim().is_empty() => Ok(()),
+        _ => Err("no instantiationToken attribute, or an empty one".into()),
+    }
+}
+
 fn fmi_version(d: &Description) -> Result<(), String> {
     match d.root.get("fmiVersion") {
         Some(v) if v == "2.0" => Ok(()),

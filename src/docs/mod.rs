@@ -18,6 +18,7 @@ pub(crate) mod equations;
 mod written;
 
 use crate::fmi2::variables;
+use crate::fmi_version::FmiVersion;
 use crate::model::{Impact, Method, Model, DEFAULT_GAMMA};
 use crate::plot::{self, trajectory};
 use crate::simulate::{self, Options};
@@ -62,6 +63,15 @@ pre { padding: .5em; overflow-x: auto; }
 
 /// The page for `model`, whose FMU has the GUID `guid`.
 pub fn page(model: &Model, guid: &str) -> String {
+    page_for(model, guid, FmiVersion::V2)
+}
+
+/// [`page`] of the FMU of FMI version `version` (which the page names).
+pub fn page_for(model: &Model, guid: &str, version: FmiVersion) -> String {
+    let token = match version {
+        FmiVersion::V2 => "GUID",
+        FmiVersion::V3 => "instantiation token",
+    };
     let mut h = String::new();
     let name = esc(&model.name);
     write!(
@@ -79,7 +89,7 @@ pub fn page(model: &Model, guid: &str) -> String {
     writeln!(
         h,
         "<p>{} states, {} complementarity variables, {} inputs, {} parameters, {} outputs. \
-         FMI 2.0 Co-Simulation, GUID <code>{}</code>, built by lcsfmu {}.</p>",
+         {version} Co-Simulation, {token} <code>{}</code>, built by lcsfmu {}.</p>",
         model.nx(),
         model.nu(),
         model.nw(),

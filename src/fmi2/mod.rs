@@ -12,6 +12,7 @@
 //! last successful (sub-)step and reports a discard; no method allocates on the
 //! `do_step` path.
 
+mod events;
 mod feedthrough;
 mod report;
 pub mod snapshot;
@@ -23,6 +24,7 @@ use crate::lcp::Bound;
 use crate::lcs::Lcs;
 use crate::model::Model;
 use crate::scheme::{StepError, StepReport, Stepper};
+pub use events::EventOptions;
 use feedthrough::Feedthrough;
 use snapshot::{Sizes, Snapshot};
 use state::{allowed, Call, Phase};
@@ -92,6 +94,11 @@ pub struct Instance {
     totals: StepReport,
     /// The multipliers before a step at the rounding level of the time.
     held: HeldMultipliers,
+    /// FMI 3.0 events (see [`events`]): what the importer handles, whether the
+    /// last step met an event, and the active set before each internal step.
+    events: EventOptions,
+    event_pending: bool,
+    mode_before: Vec<Bound>,
 }
 
 impl Instance {
@@ -121,6 +128,9 @@ impl Instance {
             last_report: StepReport::default(),
             totals: StepReport::default(),
             held: HeldMultipliers::new(nu),
+            events: EventOptions::default(),
+            event_pending: false,
+            mode_before: vec![Bound::Free; nu],
             model,
         };
         inst.load_start_values();
@@ -208,7 +218,12 @@ impl Instance {
             }
         };
         self.stepper.invalidate();
-        self.phase = Phase::StepComplete;
+        // FMI 3.0 (2.3.4): an importer that uses Event Mode starts in it.
+        self.phase = if self.events.event_mode_used {
+            Phase::EventMode
+        } else {
+            Phase::StepComplete
+        };
         self.last_successful_time = self.time;
         Ok(warning)
     }
@@ -297,10 +312,16 @@ impl Instance {
         if reports {
             self.last_report = StepReport::default();
         }
+        // FMI 3.0 events (events.rs): off for FMI 2.0, one test per sub-step.
+        let watch = self.events.event_mode_used;
+        self.event_pending = false;
         // A loop that tests for its end once per sub-step, after the step: the
         // common single sub-step runs straight through.
         let mut k = 1;
         loop {
+            if watch {
+                self.mode_before.copy_from_slice(self.stepper.active_set());
+            }
             let (x, u, w) = (&self.states, &self.pairs, &self.inputs);
             if let Err(why) = self.stepper.step(&self.lcs, x, u, w, self.time, hs) {
                 return Err(self.failed_step(why, hs, k, n));
@@ -313,6 +334,13 @@ impl Instance {
                 }
             }
             self.stepper.take_result(&mut self.states, &mut self.pairs);
+            if watch {
+                let end = if k == n { t + h } else { t + k as f64 * hs };
+                if let Some(stop) = self.sub_step_event(self.time, end, hs) {
+                    self.time = stop;
+                    break;
+                }
+            }
             if k == n {
                 self.time = t + h;
                 break;
@@ -405,8 +433,11 @@ impl Instance {
         ) = (0.0, 0.0, None, 0.0);
         self.terminated = false;
         self.consistent = false;
+        self.event_pending = false;
         self.stepper.invalidate();
         self.stepper.reset_active_set();
+        self.stepper
+            .set_stop_at_events(self.events.event_mode_used && self.events.early_return_allowed);
         (self.last_report, self.totals) = (StepReport::default(), StepReport::default());
         Ok(())
     }
@@ -607,14 +638,14 @@ impl Instance {
         }
         if matches!(
             s.phase,
-            Phase::StepComplete | Phase::StepFailed | Phase::Terminated
+            Phase::StepComplete | Phase::StepFailed | Phase::Terminated | Phase::EventMode
         ) {
             if let Err(e) = self.lcs.assemble(&self.model, &s.params) {
                 // Assembly stops half way: put back the matrices of the parameters
                 // the instance keeps, so the refused call changes nothing.
                 if matches!(
                     self.phase,
-                    Phase::StepComplete | Phase::StepFailed | Phase::Terminated
+                    Phase::StepComplete | Phase::StepFailed | Phase::Terminated | Phase::EventMode
                 ) {
                     let _ = self.lcs.assemble(&self.model, &self.params);
                 }
@@ -634,6 +665,8 @@ impl Instance {
         self.pairs.copy_from_slice(&s.pairs);
         self.stepper.restore(s.cached_step, &s.active_set);
         self.feedthrough.invalidate();
+        // An event a restored step stopped at is met again by the next step.
+        self.event_pending = false;
         Ok(())
     }
 

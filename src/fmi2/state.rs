@@ -1,10 +1,13 @@
-//! The FMI 2.0 co-simulation state machine as one table.
+//! The co-simulation state machine of FMI 2.0 and 3.0 as one table.
 //!
 //! Each FMI function is allowed in a set of [`Phase`]s (FMI 2.0 standard, section
-//! 4.2.4); [`allowed`] answers from a single mask table, so the rules live in one
-//! place instead of being spread over 34 entry points. The FFI shell asks before
-//! every call, and `lcsfmu simulate` drives the same [`Instance`](super::Instance)
-//! through the same checks.
+//! 4.2.4; FMI 3.0, sections 2.3 and 4.2); [`allowed`] answers from a single mask
+//! table, so the rules live in one place instead of being spread over the entry
+//! points of two shells. FMI 3.0's Step Mode is FMI 2.0's stepComplete; its Event
+//! Mode exists only for an FMI 3.0 importer that declared `eventModeUsed`, so an
+//! FMI 2.0 instance never enters it. The FFI shells ask before every call, and
+//! `lcsfmu simulate` drives the same [`Instance`](super::Instance) through the same
+//! checks.
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +24,9 @@ pub enum Phase {
     Terminated = 4,
     /// An error the instance cannot recover from without `fmi2Reset`.
     Error = 5,
+    /// FMI 3.0 Event Mode (co-simulation with `eventModeUsed`): after
+    /// initialization and `fmi3EnterEventMode`, until `fmi3EnterStepMode`.
+    EventMode = 6,
 }
 
 impl Phase {
@@ -32,6 +38,7 @@ impl Phase {
             3 => Phase::StepFailed,
             4 => Phase::Terminated,
             5 => Phase::Error,
+            6 => Phase::EventMode,
             _ => return None,
         })
     }
@@ -60,6 +67,10 @@ pub enum Call {
     DoStep,
     CancelStep,
     GetStatus,
+    /// FMI 3.0: `fmi3EnterEventMode`, `fmi3UpdateDiscreteStates`, `fmi3EnterStepMode`.
+    EnterEventMode,
+    UpdateDiscreteStates,
+    EnterStepMode,
 }
 
 const INST: u8 = Phase::Instantiated.bit();
@@ -68,7 +79,8 @@ const DONE: u8 = Phase::StepComplete.bit();
 const FAIL: u8 = Phase::StepFailed.bit();
 const TERM: u8 = Phase::Terminated.bit();
 const ERR: u8 = Phase::Error.bit();
-const ANY: u8 = INST | INIT | DONE | FAIL | TERM | ERR;
+const EVENT: u8 = Phase::EventMode.bit();
+const ANY: u8 = INST | INIT | DONE | FAIL | TERM | ERR | EVENT;
 
 /// The phases in which `call` is legal.
 const fn mask(call: Call) -> u8 {
@@ -76,14 +88,16 @@ const fn mask(call: Call) -> u8 {
         Call::SetDebugLogging | Call::FreeInstance | Call::Reset | Call::FmuState => ANY,
         Call::SetupExperiment | Call::EnterInitializationMode => INST,
         Call::ExitInitializationMode => INIT,
-        Call::Terminate => DONE | FAIL,
-        Call::GetValues | Call::GetDirectionalDerivative => INIT | DONE | FAIL | TERM | ERR,
-        Call::SetValues | Call::SetRealInputDerivatives => INST | INIT | DONE,
+        Call::Terminate => DONE | FAIL | EVENT,
+        Call::GetValues | Call::GetDirectionalDerivative => INIT | DONE | FAIL | TERM | ERR | EVENT,
+        Call::SetValues | Call::SetRealInputDerivatives => INST | INIT | DONE | EVENT,
         Call::GetRealOutputDerivatives => DONE | FAIL | TERM | ERR,
         Call::DoStep => DONE,
         // No step ever runs asynchronously, so there is never a step to cancel.
         Call::CancelStep => 0,
         Call::GetStatus => DONE | FAIL | TERM,
+        Call::EnterEventMode => DONE,
+        Call::UpdateDiscreteStates | Call::EnterStepMode => EVENT,
     }
 }
 
@@ -108,9 +122,14 @@ mod tests {
         assert!(!allowed(Call::Terminate, Phase::Terminated));
         assert!(allowed(Call::Reset, Phase::Error));
         assert!(!allowed(Call::CancelStep, Phase::StepComplete));
-        for v in 0..=5 {
+        assert!(!allowed(Call::DoStep, Phase::EventMode));
+        assert!(allowed(Call::UpdateDiscreteStates, Phase::EventMode));
+        assert!(!allowed(Call::UpdateDiscreteStates, Phase::StepComplete));
+        assert!(allowed(Call::EnterEventMode, Phase::StepComplete));
+        assert!(!allowed(Call::EnterStepMode, Phase::StepComplete));
+        for v in 0..=6 {
             assert_eq!(Phase::from_u8(v).map(|p| p as u8), Some(v));
         }
-        assert_eq!(Phase::from_u8(6), None);
+        assert_eq!(Phase::from_u8(7), None);
     }
 }

@@ -107,6 +107,14 @@ pub struct EventStepper {
     pub report: StepReport,
     pub x_next: Vec<f64>,
     pub u_next: Vec<f64>,
+    /// Stop at each located event instead of changing mode inside the step
+    /// (an FMI 3.0 importer with event mode and early return handles it).
+    stop_at_events: bool,
+    /// The guard that fired at the event the last step stopped at; the mode
+    /// changes when [`EventStepper::update_mode`] handles it.
+    pending: Option<Guard>,
+    /// Where (from the step's start) the last step stopped at an event.
+    pub stopped_at: Option<f64>,
 }
 
 impl EventStepper {
@@ -148,7 +156,75 @@ impl EventStepper {
             report: StepReport::default(),
             x_next: vec![0.0; nx],
             u_next: vec![0.0; nu],
+            stop_at_events: false,
+            pending: None,
+            stopped_at: None,
         }
+    }
+
+    /// Whether steps stop at located events (see [`EventStepper::update_mode`]).
+    pub fn set_stop_at_events(&mut self, on: bool) {
+        self.stop_at_events = on;
+        self.pending = None;
+    }
+
+    /// Changes the mode at the event the last step stopped at, as the step
+    /// would have done without stopping: the fired guard's pair changes side,
+    /// or the selection LCP decides; the state is projected onto the new
+    /// mode's constraints. The result (state and multipliers) is in `x_next`
+    /// and `u_next`. False when no event was pending (nothing changes).
+    pub fn update_mode(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<bool, StepError> {
+        let Some(guard) = self.pending.take() else {
+            return Ok(false);
+        };
+        self.x.copy_from_slice(x);
+        self.x_next.copy_from_slice(&self.x);
+        // No time passes here: a mode that needs a selection step to describe
+        // the motion keeps the selection's multipliers, and the next step
+        // selects again with room to take it.
+        if self.change_mode(lcs, w, guard, &mut 0.0, 0.0)? {
+            self.x_next.copy_from_slice(&self.x);
+            self.mode.multipliers(&self.x, &mut self.u_next);
+        } else {
+            self.u_next.copy_from_slice(&self.select_u);
+        }
+        if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
+            return Err(StepError::NotFinite);
+        }
+        Ok(true)
+    }
+
+    /// The mode after `guard` fired at `self.x`, built and entered (the state
+    /// projected onto it); false when time-stepping must go on from here (the
+    /// selected mode is singular, or needs a selection step that `big_h - t`
+    /// has no room for; a step that starts here selects again).
+    fn change_mode(
+        &mut self,
+        lcs: &Lcs,
+        w: &[f64],
+        guard: Guard,
+        t: &mut f64,
+        big_h: f64,
+    ) -> Result<bool, StepError> {
+        // The guard that fired says which pair changes side; when that mode
+        // does not describe the motion (several pairs change at once, or a
+        // crossing rather than a release), the mode-selection LCP decides.
+        self.flip(guard);
+        let settings = self.settings;
+        let follows = self.mode.build(lcs, &self.active, w).is_ok()
+            && self.mode.consistent(&self.x, settings.atol);
+        if follows {
+            self.remember_mode();
+        } else {
+            self.active.copy_from_slice(&self.previous_event_mode);
+            if !self.enter_mode(lcs, w, t, big_h)? {
+                return Ok(false);
+            }
+        }
+        self.mode.project(&mut self.x, settings.atol);
+        self.mode.rhs(&self.x, &mut self.f0);
+        self.report.rhs += 1;
+        Ok(true)
     }
 
     pub fn invalidate(&mut self) {
@@ -174,6 +250,7 @@ impl EventStepper {
 
     pub fn restore(&mut self, h_next: f64, active: &[Bound]) {
         self.h_next = h_next;
+        self.pending = None;
         if active.len() == self.active.len() {
             self.active.copy_from_slice(active);
         }
@@ -250,8 +327,14 @@ impl EventStepper {
         big_h: f64,
     ) -> Result<lcp::Info, StepError> {
         self.report = StepReport::default();
+        self.stopped_at = None;
         self.x.copy_from_slice(x);
         let settings = self.settings;
+        if let Some(guard) = self.pending.take() {
+            // The importer stepped on without handling the event the last
+            // step stopped at: the mode changes here, as it would have there.
+            self.change_mode(lcs, w, guard, &mut 0.0, big_h)?;
+        }
         let order = settings.integrator.order();
         let tol_t = EVENT_TOL * big_h.max(1.0);
         let floor = EVENT_FLOOR * big_h.max(1.0);
@@ -345,30 +428,24 @@ impl EventStepper {
                     let crowded = gap < floor;
                     shrinking = if gap < spacing { shrinking + 1 } else { 0 };
                     (spacing, last_event) = (gap, t_event);
+                    // Stopping is for events apart from the step's start: one
+                    // there follows the event just handled (a cascade, or an
+                    // accumulation), and is handled inside the step as always,
+                    // so an importer is never asked to step by nothing.
+                    if self.stop_at_events && t_event > floor {
+                        self.pending = Some(guard);
+                        self.stopped_at = Some(t_event);
+                        break;
+                    }
                     if crowded || self.report.events > settings.max_events_per_step {
                         self.report.accumulation = Some(t);
                         finish_by_stepping = true;
                         break;
                     }
-                    // The guard that fired says which pair changes side; when
-                    // that mode does not describe the motion (several pairs
-                    // change at once, or a crossing rather than a release),
-                    // the mode-selection LCP decides.
-                    self.flip(guard);
-                    let follows = self.mode.build(lcs, &self.active, w).is_ok()
-                        && self.mode.consistent(&self.x, settings.atol);
-                    if follows {
-                        self.remember_mode();
-                    } else {
-                        self.active.copy_from_slice(&self.previous_event_mode);
-                        if !self.enter_mode(lcs, w, &mut t, big_h)? {
-                            finish_by_stepping = true;
-                            break;
-                        }
+                    if !self.change_mode(lcs, w, guard, &mut t, big_h)? {
+                        finish_by_stepping = true;
+                        break;
                     }
-                    self.mode.project(&mut self.x, settings.atol);
-                    self.mode.rhs(&self.x, &mut self.f0);
-                    self.report.rhs += 1;
                 }
             }
         }

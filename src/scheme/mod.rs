@@ -359,6 +359,25 @@ impl Stepper {
         }
     }
 
+    /// Makes the event-driven scheme stop at each located event and leave the
+    /// mode change to [`Stepper::update_mode`] (FMI 3.0 early return); the
+    /// time-stepping schemes have no event to stop at inside their step.
+    pub fn set_stop_at_events(&mut self, on: bool) {
+        if let Stepper::Event(s) = self {
+            s.set_stop_at_events(on);
+        }
+    }
+
+    /// Changes the mode at the event the last step stopped at (event-driven
+    /// scheme); the result is taken with [`Stepper::take_result`]. False, and
+    /// nothing to take, when no event is pending.
+    pub fn update_mode(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<bool, StepError> {
+        match self {
+            Stepper::Event(s) => s.update_mode(lcs, x, w),
+            _ => Ok(false),
+        }
+    }
+
     /// Whether the multipliers a step reports are averages over the step (the
     /// first-order time-stepping schemes), as opposed to impulses over it
     /// (mechanical) or values at its end (event-driven): see `fmi2::tiny_step`.

@@ -1,67 +1,24 @@
 //! The 34 exported FMI 2.0 co-simulation functions, and nothing else.
 //!
 //! Each function converts its C arguments (through the checked helpers of
-//! [`crate::shell`]) and calls the core [`Instance`] inside [`enter`], which
+//! [`crate::shell`]) and calls the core `Instance` inside [`enter`], which
 //! guards against NULL components and panics, maps statuses and logs. What the
 //! FMU does not provide (directional derivatives, input interpolation, output
 //! derivatives, asynchronous steps) is a logged `fmi2Error`, as the standard asks.
 #![allow(non_snake_case)]
 
 use crate::ffi::*;
-use crate::generated::{GUID, MODEL_JSON, NU, NW, NX};
-use crate::shell::{c_str, enter, log_with, out, slice, slice_mut, Component, CATEGORIES};
-use lcsfmu::fmi2::snapshot::Snapshot;
+use crate::fmu_state;
+use crate::shell::{
+    c_str, check_categories, enter, instance_name, log_with, new_instance, no_variables, out,
+    slice, slice_mut, unsupported, warning_as_status, Component, Sink,
+};
 use lcsfmu::fmi2::state::Call;
-use lcsfmu::fmi2::{FmiError, FmiResult, Instance, Severity};
-use lcsfmu::model::Model;
-use std::ffi::{c_char, CString};
+use lcsfmu::fmi2::{FmiError, FmiResult};
+use std::ffi::c_char;
 use std::panic::catch_unwind;
 
 const OK: FmiResult<fmi2Status> = Ok(fmi2Status::fmi2OK);
-
-fn unsupported(what: &str) -> FmiResult<fmi2Status> {
-    Err(FmiError::error(format!(
-        "not provided by this FMU ({what})"
-    )))
-}
-
-/// An FMU state as handed to the importer; the tag catches foreign pointers
-/// before their contents are trusted.
-struct StateBox {
-    tag: u64,
-    snapshot: Snapshot,
-}
-
-const STATE_TAG: u64 = 0x4C43_5346_4D55_5354; // "LCSFMUST"
-
-/// # Safety
-/// `s` is NULL or a pointer this FMU returned as an FMU state and did not free.
-unsafe fn state_ref<'a>(s: fmi2FMUstate) -> FmiResult<&'a mut StateBox> {
-    let b = (s as *mut StateBox)
-        .as_mut()
-        .ok_or_else(|| FmiError::error("the FMU state is NULL"))?;
-    if b.tag != STATE_TAG {
-        return Err(FmiError::error("the FMU state was not created by this FMU"));
-    }
-    Ok(b)
-}
-
-/// Stores `snapshot` in `*slot`, reusing the state already there if any.
-///
-/// # Safety
-/// `slot` is valid for reads and writes; `*slot` is NULL or one of this FMU's states.
-unsafe fn store_state(slot: *mut fmi2FMUstate, snapshot: Snapshot) -> FmiResult<fmi2Status> {
-    let slot = out(slot, "the FMUstate argument")?;
-    if slot.is_null() {
-        *slot = Box::into_raw(Box::new(StateBox {
-            tag: STATE_TAG,
-            snapshot,
-        })) as fmi2FMUstate;
-    } else {
-        state_ref(*slot)?.snapshot = snapshot;
-    }
-    OK
-}
 
 #[no_mangle]
 pub extern "C" fn fmi2GetTypesPlatform() -> *const c_char {
@@ -84,15 +41,11 @@ pub extern "C" fn fmi2SetDebugLogging(
         comp.instance.check(Call::SetDebugLogging)?;
         // SAFETY: the importer passes nCategories valid strings.
         let names = unsafe { slice(categories, nCategories, "categories")? };
-        for &name in names {
-            let name = unsafe { c_str(name) }.unwrap_or_default();
-            if !CATEGORIES.contains(&name.as_str()) {
-                return Err(FmiError::error(format!(
-                    "unknown log category '{name}' (known: {})",
-                    CATEGORIES.join(", ")
-                )));
-            }
-        }
+        check_categories(
+            names
+                .iter()
+                .map(|&n| unsafe { c_str(n) }.unwrap_or_default()),
+        )?;
         comp.set_logging(loggingOn != fmi2False);
         OK
     })
@@ -110,8 +63,7 @@ pub extern "C" fn fmi2Instantiate(
 ) -> fmi2Component {
     let result = catch_unwind(|| {
         // SAFETY: the importer passes NULL or valid strings and callbacks.
-        let name = unsafe { c_str(instanceName) }.unwrap_or_else(|| "unnamed".into());
-        let name = CString::new(name.replace('\0', "")).expect("NUL bytes were removed");
+        let name = unsafe { instance_name(instanceName) };
         let fail = |message: String| {
             unsafe {
                 log_with(
@@ -128,19 +80,12 @@ pub extern "C" fn fmi2Instantiate(
                 "fmuType {fmuType} requested; this FMU supports Co-Simulation (1) only"
             ));
         }
-        match unsafe { c_str(fmuGUID) } {
-            Some(g) if g == GUID => {}
-            g => return fail(format!("GUID {g:?} does not match this binary's {GUID}: the modelDescription.xml belongs to another build")),
-        }
-        let model = match Model::from_json(MODEL_JSON) {
-            Ok(m) => m,
+        let instance = match new_instance(unsafe { c_str(fmuGUID) }, "GUID") {
+            Ok(i) => i,
             Err(e) => return fail(e),
         };
-        let mut instance = Instance::new(model, GUID);
-        // This binary is compiled for one model: its step runs at these sizes
-        // (the same numbers as the run-time sizes of `lcsfmu simulate`, faster).
-        instance.specialize::<NX, NU, NW>();
-        let comp = unsafe { Component::new(instance, name, functions, loggingOn != fmi2False) };
+        let sink = unsafe { Sink::fmi2(functions) };
+        let comp = Component::new(instance, name, sink, loggingOn != fmi2False);
         Box::into_raw(Box::new(comp)) as fmi2Component
     });
     result.unwrap_or(std::ptr::null_mut())
@@ -182,13 +127,7 @@ pub extern "C" fn fmi2EnterInitializationMode(c: fmi2Component) -> fmi2Status {
 #[no_mangle]
 pub extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Status {
     enter(c, "fmi2ExitInitializationMode", |comp| {
-        match comp.instance.exit_initialization_mode()? {
-            Some(warning) => Err(FmiError {
-                severity: Severity::Warning,
-                message: warning,
-            }),
-            None => OK,
-        }
+        warning_as_status(comp.instance.exit_initialization_mode()?)
     })
 }
 
@@ -238,25 +177,6 @@ pub extern "C" fn fmi2SetReal(
     })
 }
 
-/// Integer, Boolean and String access: the FMU has no such variables, so any
-/// value reference is unknown; an empty request is fine.
-fn no_variables(
-    comp: &mut Component,
-    call: Call,
-    vr: *const fmi2ValueReference,
-    nvr: usize,
-    kind: &str,
-) -> FmiResult<fmi2Status> {
-    comp.instance.check(call)?;
-    // SAFETY: as in fmi2GetReal.
-    match unsafe { slice(vr, nvr, "vr")? }.first() {
-        None => OK,
-        Some(v) => Err(FmiError::error(format!(
-            "unknown value reference {v}: this FMU has no {kind} variables"
-        ))),
-    }
-}
-
 #[no_mangle]
 pub extern "C" fn fmi2GetInteger(
     c: fmi2Component,
@@ -265,7 +185,7 @@ pub extern "C" fn fmi2GetInteger(
     _value: *mut fmi2Integer,
 ) -> fmi2Status {
     enter(c, "fmi2GetInteger", |comp| {
-        no_variables(comp, Call::GetValues, vr, nvr, "Integer")
+        no_variables(comp, Call::GetValues, vr, nvr, "Integer", "Real")
     })
 }
 
@@ -277,7 +197,7 @@ pub extern "C" fn fmi2GetBoolean(
     _value: *mut fmi2Boolean,
 ) -> fmi2Status {
     enter(c, "fmi2GetBoolean", |comp| {
-        no_variables(comp, Call::GetValues, vr, nvr, "Boolean")
+        no_variables(comp, Call::GetValues, vr, nvr, "Boolean", "Real")
     })
 }
 
@@ -289,7 +209,7 @@ pub extern "C" fn fmi2GetString(
     _value: *mut fmi2String,
 ) -> fmi2Status {
     enter(c, "fmi2GetString", |comp| {
-        no_variables(comp, Call::GetValues, vr, nvr, "String")
+        no_variables(comp, Call::GetValues, vr, nvr, "String", "Real")
     })
 }
 
@@ -301,7 +221,7 @@ pub extern "C" fn fmi2SetInteger(
     _value: *const fmi2Integer,
 ) -> fmi2Status {
     enter(c, "fmi2SetInteger", |comp| {
-        no_variables(comp, Call::SetValues, vr, nvr, "Integer")
+        no_variables(comp, Call::SetValues, vr, nvr, "Integer", "Real")
     })
 }
 
@@ -313,7 +233,7 @@ pub extern "C" fn fmi2SetBoolean(
     _value: *const fmi2Boolean,
 ) -> fmi2Status {
     enter(c, "fmi2SetBoolean", |comp| {
-        no_variables(comp, Call::SetValues, vr, nvr, "Boolean")
+        no_variables(comp, Call::SetValues, vr, nvr, "Boolean", "Real")
     })
 }
 
@@ -325,16 +245,16 @@ pub extern "C" fn fmi2SetString(
     _value: *const fmi2String,
 ) -> fmi2Status {
     enter(c, "fmi2SetString", |comp| {
-        no_variables(comp, Call::SetValues, vr, nvr, "String")
+        no_variables(comp, Call::SetValues, vr, nvr, "String", "Real")
     })
 }
 
 #[no_mangle]
 pub extern "C" fn fmi2GetFMUstate(c: fmi2Component, state: *mut fmi2FMUstate) -> fmi2Status {
     enter(c, "fmi2GetFMUstate", |comp| {
-        comp.instance.check(Call::FmuState)?;
         // SAFETY: state points to NULL or to a state of this FMU.
-        unsafe { store_state(state, comp.instance.snapshot()) }
+        unsafe { fmu_state::get(comp, state)? };
+        OK
     })
 }
 
@@ -342,8 +262,7 @@ pub extern "C" fn fmi2GetFMUstate(c: fmi2Component, state: *mut fmi2FMUstate) ->
 pub extern "C" fn fmi2SetFMUstate(c: fmi2Component, state: fmi2FMUstate) -> fmi2Status {
     enter(c, "fmi2SetFMUstate", |comp| {
         // SAFETY: state is one of this FMU's states (checked by its tag).
-        let b = unsafe { state_ref(state)? };
-        comp.instance.restore(&b.snapshot)?;
+        unsafe { fmu_state::set(comp, state)? };
         OK
     })
 }
@@ -351,19 +270,8 @@ pub extern "C" fn fmi2SetFMUstate(c: fmi2Component, state: fmi2FMUstate) -> fmi2
 #[no_mangle]
 pub extern "C" fn fmi2FreeFMUstate(c: fmi2Component, state: *mut fmi2FMUstate) -> fmi2Status {
     enter(c, "fmi2FreeFMUstate", |comp| {
-        comp.instance.check(Call::FmuState)?;
         // SAFETY: state points to NULL or to a state of this FMU, freed once.
-        unsafe {
-            let Some(slot) = state.as_mut() else {
-                return OK;
-            };
-            if slot.is_null() {
-                return OK;
-            }
-            state_ref(*slot)?;
-            drop(Box::from_raw(*slot as *mut StateBox));
-            *slot = std::ptr::null_mut();
-        }
+        unsafe { fmu_state::free(comp, state)? };
         OK
     })
 }
@@ -375,9 +283,8 @@ pub extern "C" fn fmi2SerializedFMUstateSize(
     size: *mut usize,
 ) -> fmi2Status {
     enter(c, "fmi2SerializedFMUstateSize", |comp| {
-        comp.instance.check(Call::FmuState)?;
         // SAFETY: as in fmi2SetFMUstate; size is writable.
-        unsafe { *out(size, "size")? = comp.instance.serialize(&state_ref(state)?.snapshot).len() };
+        unsafe { fmu_state::serialized_size(comp, state, size)? };
         OK
     })
 }
@@ -390,19 +297,8 @@ pub extern "C" fn fmi2SerializeFMUstate(
     size: usize,
 ) -> fmi2Status {
     enter(c, "fmi2SerializeFMUstate", |comp| {
-        comp.instance.check(Call::FmuState)?;
         // SAFETY: as in fmi2SetFMUstate; bytes has room for size bytes.
-        let data = comp
-            .instance
-            .serialize(unsafe { &state_ref(state)?.snapshot });
-        if data.len() > size {
-            return Err(FmiError::error(format!(
-                "buffer of {size} bytes is too small for the state ({} bytes)",
-                data.len()
-            )));
-        }
-        let dst = unsafe { slice_mut(bytes as *mut u8, data.len(), "serializedState")? };
-        dst.copy_from_slice(&data);
+        unsafe { fmu_state::serialize(comp, state, bytes as *mut u8, size)? };
         OK
     })
 }
@@ -416,9 +312,8 @@ pub extern "C" fn fmi2DeSerializeFMUstate(
 ) -> fmi2Status {
     enter(c, "fmi2DeSerializeFMUstate", |comp| {
         // SAFETY: bytes holds size bytes; state points to NULL or a state of this FMU.
-        let data = unsafe { slice(bytes as *const u8, size, "serializedState")? };
-        let snapshot = comp.instance.deserialize(data)?;
-        unsafe { store_state(state, snapshot) }
+        unsafe { fmu_state::deserialize(comp, bytes as *const u8, size, state)? };
+        OK
     })
 }
 
@@ -478,18 +373,7 @@ pub extern "C" fn fmi2DoStep(
         crate::forced_panic::at(currentCommunicationPoint);
         comp.instance
             .do_step(currentCommunicationPoint, communicationStepSize)?;
-        // The event-driven scheme says what each step took (logEvents) and
-        // warns when events accumulated; formatted only when it is logged.
-        if let Some(report) = comp.instance.step_report() {
-            let warn = report.accumulation.is_some() || report.singular_mode;
-            if warn || comp.logging_on() {
-                let (counts, warning) = comp.instance.describe_step(currentCommunicationPoint);
-                comp.log(fmi2Status::fmi2OK, &format!("fmi2DoStep: {counts}"));
-                if let Some(w) = warning {
-                    comp.log(fmi2Status::fmi2Warning, &format!("fmi2DoStep: {w}"));
-                }
-            }
-        }
+        comp.log_step_report("fmi2DoStep", currentCommunicationPoint);
         OK
     })
 }

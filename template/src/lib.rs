@@ -1,14 +1,26 @@
-//! The FMU binary: one model compiled into the FMI 2.0 Co-Simulation C API.
+//! The FMU binary: one model compiled into the FMI 2.0 or the FMI 3.0
+//! Co-Simulation C API.
 //!
 //! `lcsfmu build` generates a small Rust file for the model (identifier, GUID,
 //! sizes and the validated model as JSON) and points `LCSFMU_GENERATED` at it.
 //! Everything model-independent lives in the `lcsfmu` core (no TOML, XML or zip
-//! code: it is built without its `tool` feature); this crate only adds the C
-//! types ([`ffi`]), the entry helper ([`shell`]) and the 34 functions
-//! ([`exports`]). Raw pointers and `unsafe` exist only in these files.
+//! code: it is built without its `tool` feature), the life cycle included: the
+//! one core instance serves both FMI versions. This crate adds a thin shell per
+//! version, selected by the `fmi3` feature so that a binary exports exactly one
+//! version's functions: the C types ([`ffi`], [`fmi3::ffi`]) and exported
+//! functions ([`exports`]: 34 of FMI 2.0; [`fmi3`]: 75 of FMI 3.0), over the
+//! shared entry helper ([`shell`]) and FMU-state handling ([`fmu_state`]). Raw
+//! pointers and `unsafe` exist only in these files.
 
+#[cfg(not(feature = "fmi3"))]
 mod exports;
+// The FMI 2.0 types are also the shared shell's (its FMI 2.0 logger); an FMI 3.0
+// build uses few of them.
+#[cfg_attr(feature = "fmi3", allow(dead_code))]
 mod ffi;
+#[cfg(feature = "fmi3")]
+mod fmi3;
+mod fmu_state;
 #[cfg(feature = "forced-panic")]
 mod forced_panic;
 mod shell;

@@ -9,6 +9,11 @@
 //! differs from the standard is a compile error. That exactly the standard's
 //! co-simulation functions are exported is checked here, from cbindgen's list.
 //!
+//! The FMI 3.0 shell (`template/src/fmi3/`, the template's `fmi3` feature, seen
+//! through the macro `LCSFMU_FMI3`) is checked the same way against the FMI 3.0
+//! headers of the same crate by `tests/c/fmi3_header_check.c`: its types, its
+//! status values, and exactly the 75 functions of `fmi3Functions.h`.
+//!
 //! cbindgen parses the sources without compiling them, so the template's
 //! generated model file (`LCSFMU_GENERATED`) is not needed. The second test
 //! proves the check can fail: it edits copies of the sources (a wrong parameter
@@ -29,6 +34,15 @@ fn repo() -> &'static Path {
 /// or why it cannot be found. fmi-sys declares no `links` key, so cargo gives no
 /// `DEP_*` variable pointing at it; the registry's source directory is the place.
 fn fmi2_headers() -> Result<PathBuf, String> {
+    standard_headers("fmi-standard2", "fmi2Functions.h")
+}
+
+/// The directory of `fmi3Functions.h` in the same crate.
+fn fmi3_headers() -> Result<PathBuf, String> {
+    standard_headers("fmi-standard3", "fmi3Functions.h")
+}
+
+fn standard_headers(standard: &str, file: &str) -> Result<PathBuf, String> {
     let lock = std::fs::read_to_string(repo().join("Cargo.lock")).map_err(|e| e.to_string())?;
     let version = lock
         .split("[[package]]")
@@ -48,13 +62,13 @@ fn fmi2_headers() -> Result<PathBuf, String> {
             let dir = index
                 .ok()?
                 .path()
-                .join(format!("fmi-sys-{version}/fmi-standard2/headers"));
-            dir.join("fmi2Functions.h").is_file().then_some(dir)
+                .join(format!("fmi-sys-{version}/{standard}/headers"));
+            dir.join(file).is_file().then_some(dir)
         })
         .next()
         .ok_or_else(|| {
             format!(
-                "no fmi-sys-{version}/fmi-standard2/headers under {}",
+                "no fmi-sys-{version}/{standard}/headers under {}",
                 registry.display()
             )
         })
@@ -90,10 +104,21 @@ fn config(guard: &str) -> Config {
         ..Config::default()
     };
     config.export.renaming_overrides_prefixing = true;
+    // The template's FMI 3.0 shell (its `fmi3` feature) is behind a macro the
+    // FMI 2.0 check leaves undefined, as a build without the feature leaves it out.
+    config.defines = [("feature = fmi3".to_string(), "LCSFMU_FMI3".to_string())].into();
     config
 }
 
-fn generate(src: &Path) -> Headers {
+/// Which shell's headers: `fmi2` (the default build) or `fmi3` (the `fmi3` feature).
+#[derive(Clone, Copy)]
+struct Version(&'static str);
+
+const FMI2: Version = Version("fmi2");
+const FMI3: Version = Version("fmi3");
+
+fn generate(src: &Path, version: Version) -> Headers {
+    let (tag, upper) = (version.0, version.0.to_uppercase());
     let lib = src.join("lib.rs");
     let run = |config: Config| {
         Builder::new()
@@ -110,22 +135,31 @@ fn generate(src: &Path) -> Headers {
 
     // Functions only: their parameter types are named, not defined, so that the
     // standard's definitions from fmi2FunctionTypes.h apply.
-    let mut exports = config("LCSFMU_FMI2_EXPORTS_H");
+    let mut exports = config(&format!("LCSFMU_{upper}_EXPORTS_H"));
     exports.export.item_types = vec![ItemType::Functions];
-    exports.includes = vec!["fmi2FunctionTypes.h".into()];
+    exports.includes = vec![format!("{tag}FunctionTypes.h")];
     let exports = run(exports);
-    let functions = exports.dynamic_symbols_names().map(String::from).collect();
+    // This version's shell's functions (a build has either version's).
+    let functions = exports
+        .dynamic_symbols_names()
+        .filter(|n| n.starts_with(tag))
+        .map(String::from)
+        .collect();
 
     // The definitions, under a prefix; fmi2Status is left to the standard (its own
     // values are in the third header), so that the callbacks naming it are the
     // standard's types exactly when the rest of their signature is.
-    let mut types = config("LCSFMU_FMI2_TYPES_H");
+    let mut types = config(&format!("LCSFMU_{upper}_TYPES_H"));
     types.export.item_types = vec![ItemType::Typedefs, ItemType::Structs, ItemType::Constants];
     types.export.prefix = Some("lcsfmu_".into());
-    types.export.exclude = vec!["fmi2Status".into()];
-    types.export.rename = [("fmi2Status".to_string(), "fmi2Status".to_string())].into();
+    types.export.exclude = vec!["fmi2Status".into(), "fmi3Status".into()];
+    types.export.rename = [
+        ("fmi2Status".to_string(), "fmi2Status".to_string()),
+        ("fmi3Status".to_string(), "fmi3Status".to_string()),
+    ]
+    .into();
 
-    let mut status = config("LCSFMU_FMI2_STATUS_H");
+    let mut status = config(&format!("LCSFMU_{upper}_STATUS_H"));
     status.export.item_types = vec![ItemType::Enums];
     status.export.prefix = Some("lcsfmu_".into());
     status.enumeration.prefix_with_name = true;
@@ -187,18 +221,31 @@ fn standard_functions(headers: &Path) -> BTreeSet<String> {
 /// Writes the headers into `dir` and checks them: the exported names, then gcc.
 /// The error is what was wrong (gcc's diagnostics when it refused).
 fn check(headers: &Headers, fmi2: &Path, dir: &Path) -> Result<(), String> {
+    let standard = standard_functions(fmi2);
+    check_against(headers, FMI2, &standard, &[fmi2], dir)
+}
+
+/// [`check`] for either version: `standard` the functions to export, `includes`
+/// the standard headers' directories.
+fn check_against(
+    headers: &Headers,
+    version: Version,
+    standard: &BTreeSet<String>,
+    includes: &[&Path],
+    dir: &Path,
+) -> Result<(), String> {
+    let tag = version.0;
     std::fs::create_dir_all(dir).unwrap();
     for (name, text) in [
-        ("lcsfmu_fmi2_exports.h", &headers.exports),
-        ("lcsfmu_fmi2_types.h", &headers.types),
-        ("lcsfmu_fmi2_status.h", &headers.status),
+        (format!("lcsfmu_{tag}_exports.h"), &headers.exports),
+        (format!("lcsfmu_{tag}_types.h"), &headers.types),
+        (format!("lcsfmu_{tag}_status.h"), &headers.status),
     ] {
         std::fs::write(dir.join(name), text).unwrap();
     }
 
-    let standard = standard_functions(fmi2);
     let missing: Vec<_> = standard.difference(&headers.functions).collect();
-    let extra: Vec<_> = headers.functions.difference(&standard).collect();
+    let extra: Vec<_> = headers.functions.difference(standard).collect();
     if !missing.is_empty() || !extra.is_empty() {
         return Err(format!(
             "exported functions differ from the standard: missing {missing:?}, not in the standard {extra:?}"
@@ -207,20 +254,22 @@ fn check(headers: &Headers, fmi2: &Path, dir: &Path) -> Result<(), String> {
 
     // -fsyntax-only: static assertions and conflicting declarations are front-end
     // errors; nothing needs to be generated. LC_ALL=C keeps gcc's quotes ASCII.
-    let out = Command::new("gcc")
-        .args([
-            "-std=c11",
-            "-pedantic-errors",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-fsyntax-only",
-        ])
-        .arg("-I")
-        .arg(fmi2)
+    let mut gcc = Command::new("gcc");
+    gcc.args([
+        "-std=c11",
+        "-pedantic-errors",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-fsyntax-only",
+    ]);
+    for include in includes {
+        gcc.arg("-I").arg(include);
+    }
+    let out = gcc
         .arg("-I")
         .arg(dir)
-        .arg(repo().join("tests/c/fmi2_header_check.c"))
+        .arg(repo().join(format!("tests/c/{tag}_header_check.c")))
         .env("LC_ALL", "C")
         .output()
         .expect("running gcc (the project needs it to build FMUs)");
@@ -250,7 +299,7 @@ fn template_matches_the_fmi2_headers() {
     let Some(fmi2) = headers_or_skip() else {
         return;
     };
-    let headers = generate(&repo().join("template/src"));
+    let headers = generate(&repo().join("template/src"), FMI2);
     // The header an importer's author would read: every function, in C.
     for name in ["fmi2DoStep", "fmi2Instantiate", "fmi2GetStringStatus"] {
         assert!(
@@ -279,7 +328,7 @@ struct Mistake {
     refused_with: &'static str,
 }
 
-const MISTAKES: [Mistake; 7] = [
+const MISTAKES: [Mistake; 11] = [
     Mistake {
         name: "parameter_type",
         file: "exports.rs",
@@ -329,6 +378,34 @@ const MISTAKES: [Mistake; 7] = [
         to: "pub extern \"C\" fn fmi2CancelStep(",
         refused_with: "missing [\"fmi2CancelStep\"]",
     },
+    Mistake {
+        name: "fmi3_parameter_type",
+        file: "fmi3/life.rs",
+        from: "    communicationStepSize: fmi3Float64,",
+        to: "    communicationStepSize: f32,",
+        refused_with: "conflicting types for 'fmi3DoStep'",
+    },
+    Mistake {
+        name: "fmi3_typedef",
+        file: "fmi3/ffi.rs",
+        from: "pub type fmi3Int16 = i16;",
+        to: "pub type fmi3Int16 = u16;",
+        refused_with: "lcsfmu_fmi3Int16 is not the type fmi3Int16",
+    },
+    Mistake {
+        name: "fmi3_enum_value",
+        file: "fmi3/ffi.rs",
+        from: "fmi3Discard = 2,",
+        to: "fmi3Discard = 7,",
+        refused_with: "lcsfmu_fmi3Status_fmi3Discard is not the value fmi3Discard",
+    },
+    Mistake {
+        name: "fmi3_function_not_exported",
+        file: "fmi3/unsupported.rs",
+        from: "#[no_mangle]\npub extern \"C\" fn fmi3ActivateModelPartition(",
+        to: "pub extern \"C\" fn fmi3ActivateModelPartition(",
+        refused_with: "missing [\"fmi3ActivateModelPartition\"]",
+    },
 ];
 
 #[test]
@@ -337,13 +414,18 @@ fn mistakes_are_refused() {
         return;
     };
     let template = repo().join("template/src");
+    let fmi3 = fmi3_headers().expect("the FMI 3.0 headers beside the FMI 2.0 ones");
     for m in MISTAKES {
         let dir = out_dir().join("mistakes").join(m.name);
         let src = dir.join("src");
-        std::fs::create_dir_all(&src).unwrap();
-        for entry in std::fs::read_dir(&template).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(&path, src.join(path.file_name().unwrap())).unwrap();
+        for sub in ["", "fmi3"] {
+            std::fs::create_dir_all(src.join(sub)).unwrap();
+            for entry in std::fs::read_dir(template.join(sub)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_file() {
+                    std::fs::copy(&path, src.join(sub).join(path.file_name().unwrap())).unwrap();
+                }
+            }
         }
         let file = src.join(m.file);
         let text = std::fs::read_to_string(&file).unwrap();
@@ -357,7 +439,15 @@ fn mistakes_are_refused() {
         );
         std::fs::write(&file, text.replace(m.from, m.to)).unwrap();
 
-        match check(&generate(&src), &fmi2, &dir.join("include")) {
+        let include = dir.join("include");
+        let checked = if m.file.starts_with("fmi3/") {
+            let standard = fmi3_functions(&fmi3);
+            let headers = generate(&src, FMI3);
+            check_against(&headers, FMI3, &standard, &[&fmi2, &fmi3], &include)
+        } else {
+            check(&generate(&src, FMI2), &fmi2, &include)
+        };
+        match checked {
             Ok(()) => panic!("{}: the C check accepted '{}' in {}", m.name, m.to, m.file),
             Err(e) => assert!(
                 e.contains(m.refused_with),
@@ -366,5 +456,51 @@ fn mistakes_are_refused() {
                 m.refused_with
             ),
         }
+    }
+}
+
+/// The 75 functions `fmi3Functions.h` declares (`#define fmi3X fmi3FullName(fmi3X)`),
+/// all of which an FMI 3.0 FMU exports.
+fn fmi3_functions(headers: &Path) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(headers.join("fmi3Functions.h")).unwrap();
+    let all: BTreeSet<String> = text
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let (define, name, full) = (words.next()?, words.next()?, words.next()?);
+            (define == "#define" && full == format!("fmi3FullName({name})"))
+                .then(|| name.to_string())
+        })
+        .collect();
+    assert_eq!(all.len(), 75, "fmi3Functions.h: {all:?}");
+    all
+}
+
+#[test]
+fn template_matches_the_fmi3_headers() {
+    let (Some(fmi2), Ok(fmi3)) = (headers_or_skip(), fmi3_headers()) else {
+        eprintln!("skipped: the FMI 3.0 headers of the fmi-sys crate were not found");
+        return;
+    };
+    let headers = generate(&repo().join("template/src"), FMI3);
+    for name in [
+        "fmi3DoStep",
+        "fmi3InstantiateCoSimulation",
+        "fmi3ActivateModelPartition",
+    ] {
+        assert!(
+            headers.exports.contains(&format!("{name}(")),
+            "{name} missing from\n{}",
+            headers.exports
+        );
+    }
+    let dir = out_dir().join("template-fmi3");
+    let standard = fmi3_functions(&fmi3);
+    if let Err(e) = check_against(&headers, FMI3, &standard, &[&fmi2, &fmi3], &dir) {
+        panic!(
+            "the headers in {} do not match the FMI 3.0 headers of {}:\n{e}",
+            dir.display(),
+            fmi3.display()
+        );
     }
 }

@@ -45,6 +45,10 @@
 //! - `call_sequences` 10,000 seeded random call sequences (status histogram printed)
 //! - `forced_panic`   a template built to panic in `fmi2DoStep`: fmi2Fatal, the message
 //!   logged, every later call refused, the process and the library usable
+//! - `fmi3`           FMI 3.0: `--fmi 3` archive passes `check`; Event Mode and early
+//!   return of the core instance on rlc_diode
+//! - `importer3`      FMI 3.0 FMUs through the `fmi` crate == the core instance, bit for
+//!   bit, with and without Event Mode; the early return at rlc_diode's switch
 //! - `fmu_check`      `lcsfmu check FILE.fmu`: every bundled FMU passes; broken copies
 //!   (edited XML, bad entries, a renamed symbol) fail with exactly the expected line
 //! - `binary_run`     the binary's run in a child process: foreign binaries (gcc-built
@@ -72,11 +76,13 @@ mod description;
 mod docs;
 mod event;
 mod exchange;
+mod fmi3;
 mod fmu_check;
 mod fmus;
 mod forced_panic;
 mod hostile;
 mod importer;
+mod importer3;
 mod instance;
 mod lcp_alloc;
 mod log_capture;

@@ -14,6 +14,10 @@ Table of contents of the suite
   test_forced_panic.py            a template built to panic in fmi2DoStep: fmi2Fatal, the message
                                   logged, every later call refused, the process lives
   test_second_importer.py         the Rust `fmi` crate (examples/fmi_cosim.rs) == FMPy, bit for bit
+  test_fmi3.py                    FMI 3.0 (`--fmi 3`): validate, the 75 exports, == FMI 2.0 bit for
+                                  bit with and without Event Mode, early return at rlc_diode's switch
+  test_fmi3_calls.py              FMI 3.0 call sequences by hand: Event/Step Mode refusals, other
+                                  types, FMU states across an early return, reset
   test_model_structure.py         rules FMPy does not check: initial on inputs, InitialUnknowns,
                                   dependencies measured through FMPy
   test_blocks.py                  the signal form: static maps vs validation.md §7 (set, then read

@@ -1,0 +1,22 @@
+//! The FMI 3.0 Co-Simulation shell: all 75 functions of `fmi3Functions.h`.
+//!
+//! FMI 3.0 (§2.5) asks an FMU to export every function of the header, also
+//! those of interface types and capabilities it does not have, and FMPy refuses
+//! to load a binary that lacks one. The functions are grouped by what they do:
+//!
+//! - [`life`]: instantiation, initialization, Event and Step Mode, `fmi3DoStep`,
+//!   termination, reset and FMU states: the core instance's life cycle, which
+//!   is the same as FMI 2.0's plus events (`lcsfmu::fmi2::EventOptions`);
+//! - [`values`]: the typed getters and setters (the FMU's variables are all
+//!   Float64; every other type has none);
+//! - [`unsupported`]: Model Exchange, Scheduled Execution, clocks, dependencies,
+//!   derivatives and configuration mode: each logs why and returns `fmi3Error`.
+//!
+//! Each function goes through the shared entry helper [`crate::shell::enter`]
+//! (NULL check, panic guard, the core's state table, status mapping, `%`-safe
+//! logging), exactly as the FMI 2.0 functions of [`crate::exports`] do.
+
+pub mod ffi;
+mod life;
+mod unsupported;
+mod values;

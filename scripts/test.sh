@@ -30,6 +30,19 @@ for fmu in "$cache"/memcheck/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
         target/release/examples/fmu_cycles "$fmu" 1000 100
 done
+# The same for FMI 3.0 builds (examples/fmu3_cycles.rs: Event Mode, early return, FMU
+# states), and rlc_diode event-driven over 1,500 steps of 1 ms: past its switch at
+# t = 1.209, where a step returns early (one more doStep per cycle).
+rm -rf "$cache/memcheck3"
+./target/release/lcsfmu build models/*.toml --fmi 3 -o "$cache/memcheck3" >/dev/null
+for fmu in "$cache"/memcheck3/*.fmu; do
+    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
+        target/release/examples/fmu3_cycles "$fmu" 200 100
+done
+./target/release/lcsfmu build models/rlc_diode.toml --fmi 3 --scheme event-driven \
+    -o "$cache/rlc_diode_event_driven3.fmu" >/dev/null
+valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
+    target/release/examples/fmu3_cycles "$cache/rlc_diode_event_driven3.fmu" 20 1500
 # Coverage-guided fuzzing (fuzz/, a workspace of its own, on the nightly toolchain): each
 # target for 20 s from its seed corpus (written by fuzz/examples/seeds.rs); a crash, a
 # panic, a hang over 10 s or 2 GB of memory fails the suite. The long runs: README, Fuzzing.

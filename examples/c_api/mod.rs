@@ -90,6 +90,9 @@ impl Api {
 
 /// What the cycle needs from modelDescription.xml.
 pub struct Description {
+    /// An FMI 3.0 description (`fmiVersion="3.0"`): token and binary path differ.
+    pub fmi3: bool,
+    /// The GUID (FMI 3.0: the instantiation token).
     pub guid: String,
     pub identifier: String,
     /// Value references of all variables (the FMU numbers them 0..n).
@@ -111,9 +114,15 @@ pub fn describe(xml: &str) -> Description {
         .nth(1)
         .expect("root element");
     let cs = xml.split("<CoSimulation").nth(1).expect("CoSimulation");
-    let variables: Vec<&str> = xml.split("<ScalarVariable").skip(1).collect();
+    let fmi3 = attribute(root, "fmiVersion") == Some("3.0");
+    let (element, token) = match fmi3 {
+        false => ("<ScalarVariable", "guid"),
+        true => ("<Float64 ", "instantiationToken"),
+    };
+    let variables: Vec<&str> = xml.split(element).skip(1).collect();
     Description {
-        guid: attribute(root, "guid").expect("guid").to_string(),
+        fmi3,
+        guid: attribute(root, token).expect("token").to_string(),
         identifier: attribute(cs, "modelIdentifier")
             .expect("modelIdentifier")
             .to_string(),
@@ -141,7 +150,11 @@ pub fn extract(fmu: &Path, dir: &Path) -> (Description, std::path::PathBuf) {
     let d = describe(&xml);
     let so = dir.join(format!("{}.so", d.identifier));
     let mut entry = zip
-        .by_name(&format!("binaries/linux64/{}.so", d.identifier))
+        .by_name(&format!(
+            "binaries/{}/{}.so",
+            if d.fmi3 { "x86_64-linux" } else { "linux64" },
+            d.identifier
+        ))
         .expect("binary");
     std::io::copy(&mut entry, &mut std::fs::File::create(&so).unwrap()).unwrap();
     (d, so)

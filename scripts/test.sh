@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 
 . scripts/system-deps.sh
 requirements=tests/python/requirements.txt . scripts/venv.sh
+# The prebuilt runtime (the template built once without a model), embedded by
+# every lcsfmu built below: `lcsfmu build --runtime prebuilt` is tested too.
+bash scripts/build-runtime.sh target/runtime
+export LCSFMU_RUNTIME_DIR="$PWD/target/runtime"
 
 cargo fmt --all --check
 cargo fmt --manifest-path fuzz/Cargo.toml --all --check
@@ -22,6 +26,7 @@ for features in "" forced-panic; do
     LCSFMU_GENERATED="$PWD/$cache/generated/sign_spiral.rs" \
         cargo clippy -p fmu-template --release --features "$features" -- -D warnings
 done
+cargo clippy -p fmu-template --release --features prebuilt -- -D warnings
 # Memory: every bundled model's FMU under valgrind, 1,000 life cycles of 100 steps
 # each (examples/fmu_cycles.rs); a leak or an invalid access fails the suite.
 rm -rf "$cache/memcheck"

@@ -1,6 +1,8 @@
 //! `lcsfmu build`: from a validated model to an `.fmu`.
 //!
-//! The model is compiled into the `fmu-template` cdylib: this module writes a
+//! The FMU's binary is either the prebuilt runtime ([`crate::runtimes`], copied:
+//! it reads the model from `resources/model.json`) or compiled for the model.
+//! Compiled, the model goes into the `fmu-template` cdylib: this module writes a
 //! small generated Rust file (identifier, GUID, sizes and the validated model),
 //! runs cargo on the template with `LCSFMU_GENERATED` pointing at it, renames
 //! the library to `<modelIdentifier>.so` and packs it with the description and
@@ -11,7 +13,9 @@
 
 use crate::error::Error;
 use crate::model::Model;
+use crate::runtimes::{self, Runtime};
 use crate::{docs, model_description, pack};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -32,6 +36,8 @@ pub struct BuildEnv {
     /// cache: the template's library has one file name whatever its features,
     /// and cargo would otherwise take one variant's file for the other's.
     pub template_features: Vec<String>,
+    /// `--runtime`; `None`: compiled when cargo is found, else prebuilt.
+    pub runtime: Option<Runtime>,
 }
 
 /// The sources embedded by `build.rs`: `FILES` (path, contents) and their `HASH`.
@@ -63,6 +69,9 @@ lcsfmu = { path = "..", default-features = false }
 # Test only: fmi2DoStep panics from t = 1 on (template/src/forced_panic.rs).
 # `lcsfmu build` turns it on when LCSFMU_TEMPLATE_FEATURES names it.
 forced-panic = []
+# The prebuilt runtime: built once without a generated model, it reads the model
+# from the FMU's resources/model.json at instantiation (scripts/build-runtime.sh).
+prebuilt = ["lcsfmu/guid"]
 "#;
 
 impl BuildEnv {
@@ -98,6 +107,7 @@ impl BuildEnv {
             cache_dir,
             verbose: false,
             template_features,
+            runtime: None,
         }
     }
 }
@@ -161,16 +171,43 @@ pub fn generated_source(model: &Model, guid: &str, origin: &str, json_file: &str
 /// The error for a cargo that cannot be started.
 fn no_toolchain(cargo: &std::ffi::OsStr, e: &std::io::Error) -> Error {
     Error::Build(format!(
-        "lcsfmu build needs a Rust toolchain (cargo) to compile the FMU, and `{}` cannot be run ({e}): \
-         install it with rustup (https://rustup.rs: `curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh`) \
+        "lcsfmu build needs a Rust toolchain (cargo) to compile the FMU, and `{}` cannot be run ({e}); \
+         this lcsfmu has no prebuilt runtime to use instead (`--runtime prebuilt`): \
+         install cargo with rustup (https://rustup.rs: `curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh`) \
          and make sure cargo is on PATH (or point $CARGO at it)",
         cargo.to_string_lossy()
     ))
 }
 
-/// Compiles and packs `model` into `out`; returns the path written.
+/// Makes the binaries of `model` (compiled or prebuilt, see [`BuildEnv::runtime`])
+/// and packs them into `out`; returns the path written.
 pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result<PathBuf, Error> {
     let guid = model_description::guid(model);
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    let linux64 = match runtimes::choose(env.runtime)? {
+        Runtime::Compiled => Cow::Owned(compile(model, &guid, origin, env)?),
+        Runtime::Prebuilt => {
+            runtimes::prebuilt("linux64")?.ok_or_else(runtimes::missing_runtime)?
+        }
+    };
+    let binaries = [("linux64", linux64)];
+    let xml = model_description::write(model, &guid);
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    // The page runs the default experiment for its plot: the only part of a
+    // build that grows with the model's run time.
+    let page = docs::page(model, &guid);
+    let binaries: Vec<(&str, &[u8])> = binaries.iter().map(|(p, b)| (*p, b.as_ref())).collect();
+    pack::pack(out, &model.name, &xml, &binaries, &model.to_json(), &page).map_err(io(out))?;
+    Ok(out.to_path_buf())
+}
+
+/// Compiles the template for `model` with cargo; returns the library's bytes.
+fn compile(model: &Model, guid: &str, origin: &Path, env: &BuildEnv) -> Result<Vec<u8>, Error> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Io { path, source }
@@ -188,7 +225,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
 
     let json_name = format!("{}.json", model.name);
     let generated = gen_dir.join(format!("{}.rs", model.name));
-    let source = generated_source(model, &guid, &origin.display().to_string(), &json_name);
+    let source = generated_source(model, guid, &origin.display().to_string(), &json_name);
     // Rewriting unchanged files would make cargo recompile the template.
     for (path, text) in [
         (gen_dir.join(&json_name), model.to_json()),
@@ -248,16 +285,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
     let library = target_dir.join("release").join("libfmu_template.so");
     let binary = std::fs::read(&library).map_err(io(&library))?;
     drop(lock);
-
-    let xml = model_description::write(model, &guid);
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(io(parent))?;
-    }
-    // The page runs the default experiment for its plot: the only part of a
-    // build that grows with the model's run time.
-    let page = docs::page(model, &guid);
-    pack::pack(out, &model.name, &xml, &binary, &model.to_json(), &page).map_err(io(out))?;
-    Ok(out.to_path_buf())
+    Ok(binary)
 }
 
 #[cfg(test)]

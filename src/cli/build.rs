@@ -3,6 +3,7 @@
 use crate::error::Error;
 use crate::export::{self, BuildEnv};
 use crate::model::validate;
+use crate::runtimes::Runtime;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -26,9 +27,20 @@ pub struct Args {
     /// semi-explicit); the file's other scheme settings stay.
     #[arg(long = "scheme", value_name = "METHOD")]
     scheme: Option<String>,
+    /// How the FMU's binary is made: `compiled` for this model with cargo (the default when cargo is
+    /// found; a faster step), or `prebuilt`, the runtime this lcsfmu carries, copied (no toolchain,
+    /// a fraction of a second; it reads the model from the FMU's resources). The same numbers either way.
+    #[arg(long, value_enum, value_name = "KIND")]
+    runtime: Option<RuntimeArg>,
     /// Show cargo's output.
     #[arg(short, long)]
     verbose: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum RuntimeArg {
+    Compiled,
+    Prebuilt,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Error> {
@@ -37,6 +49,10 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         env.cache_dir = dir;
     }
     env.verbose = args.verbose;
+    env.runtime = args.runtime.map(|r| match r {
+        RuntimeArg::Compiled => Runtime::Compiled,
+        RuntimeArg::Prebuilt => Runtime::Prebuilt,
+    });
     let many = args.models.len() > 1;
     let bar = many
         .then(|| {

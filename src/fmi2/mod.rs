@@ -14,6 +14,8 @@
 
 mod feedthrough;
 mod report;
+#[cfg(feature = "guid")]
+pub mod resources;
 pub mod snapshot;
 pub mod state;
 mod tiny_step;

@@ -22,6 +22,8 @@ pub mod blocks;
 mod dependencies;
 pub mod expr;
 pub mod functions;
+#[cfg(feature = "guid")]
+pub mod guid;
 #[cfg(feature = "tool")]
 mod mechanical;
 pub mod program;

@@ -1,19 +1,17 @@
 //! The 34 exported FMI 2.0 co-simulation functions, and nothing else.
 //!
 //! Each function converts its C arguments (through the checked helpers of
-//! [`crate::shell`]) and calls the core [`Instance`] inside [`enter`], which
+//! [`crate::shell`]) and calls the core [`lcsfmu::fmi2::Instance`] inside [`enter`], which
 //! guards against NULL components and panics, maps statuses and logs. What the
 //! FMU does not provide (directional derivatives, input interpolation, output
 //! derivatives, asynchronous steps) is a logged `fmi2Error`, as the standard asks.
 #![allow(non_snake_case)]
 
 use crate::ffi::*;
-use crate::generated::{GUID, MODEL_JSON, NU, NW, NX};
 use crate::shell::{c_str, enter, log_with, out, slice, slice_mut, Component, CATEGORIES};
 use lcsfmu::fmi2::snapshot::Snapshot;
 use lcsfmu::fmi2::state::Call;
-use lcsfmu::fmi2::{FmiError, FmiResult, Instance, Severity};
-use lcsfmu::model::Model;
+use lcsfmu::fmi2::{FmiError, FmiResult, Severity};
 use std::ffi::{c_char, CString};
 use std::panic::catch_unwind;
 
@@ -103,7 +101,7 @@ pub extern "C" fn fmi2Instantiate(
     instanceName: fmi2String,
     fmuType: fmi2Type,
     fmuGUID: fmi2String,
-    _fmuResourceLocation: fmi2String,
+    fmuResourceLocation: fmi2String,
     functions: *const fmi2CallbackFunctions,
     _visible: fmi2Boolean,
     loggingOn: fmi2Boolean,
@@ -128,18 +126,12 @@ pub extern "C" fn fmi2Instantiate(
                 "fmuType {fmuType} requested; this FMU supports Co-Simulation (1) only"
             ));
         }
-        match unsafe { c_str(fmuGUID) } {
-            Some(g) if g == GUID => {}
-            g => return fail(format!("GUID {g:?} does not match this binary's {GUID}: the modelDescription.xml belongs to another build")),
-        }
-        let model = match Model::from_json(MODEL_JSON) {
-            Ok(m) => m,
+        // SAFETY: as above.
+        let (guid, location) = unsafe { (c_str(fmuGUID), c_str(fmuResourceLocation)) };
+        let instance = match crate::model_source::instance(guid.as_deref(), location.as_deref()) {
+            Ok(instance) => instance,
             Err(e) => return fail(e),
         };
-        let mut instance = Instance::new(model, GUID);
-        // This binary is compiled for one model: its step runs at these sizes
-        // (the same numbers as the run-time sizes of `lcsfmu simulate`, faster).
-        instance.specialize::<NX, NU, NW>();
         let comp = unsafe { Component::new(instance, name, functions, loggingOn != fmi2False) };
         Box::into_raw(Box::new(comp)) as fmi2Component
     });

@@ -7,9 +7,13 @@ cd "$(dirname "$0")/.."
 
 . scripts/system-deps.sh
 requirements=tests/python/requirements.txt . scripts/venv.sh
-# The prebuilt runtime (the template built once without a model), embedded by
-# every lcsfmu built below: `lcsfmu build --runtime prebuilt` is tested too.
+# The prebuilt runtimes (the template built once without a model), embedded by
+# every lcsfmu built below: `lcsfmu build --runtime prebuilt` is tested too, and
+# every FMU carries the win64 DLL, cross-built with Debian's Rust 1.96 and MinGW-w64
+# (std compiled from source the first time: a few minutes) and run under wine by
+# tests/python/test_win64.py.
 bash scripts/build-runtime.sh target/runtime
+bash scripts/build-runtime-win64.sh target/runtime
 export LCSFMU_RUNTIME_DIR="$PWD/target/runtime"
 
 cargo fmt --all --check
@@ -35,6 +39,15 @@ for fmu in "$cache"/memcheck/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
         target/release/examples/fmu_cycles "$fmu" 1000 100
 done
+# The prebuilt runtime, which reads the model file at every instantiation: three
+# models of the three forms (matrices, blocks, mechanical), 100 life cycles each.
+rm -rf "$cache/memcheck-prebuilt"
+./target/release/lcsfmu build --runtime prebuilt models/sign_spiral.toml models/servo_deadzone.toml \
+    models/bouncing_ball.toml -o "$cache/memcheck-prebuilt" >/dev/null
+for fmu in "$cache"/memcheck-prebuilt/*.fmu; do
+    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
+        target/release/examples/fmu_cycles "$fmu" 100 100
+done
 # Coverage-guided fuzzing (fuzz/, a workspace of its own, on the nightly toolchain): each
 # target for 20 s from its seed corpus (written by fuzz/examples/seeds.rs); a crash, a
 # panic, a hang over 10 s or 2 GB of memory fails the suite. The long runs: README, Fuzzing.
@@ -52,7 +65,9 @@ command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
         echo "fuzz $target: $(grep -E '^Done' "$log"), $(grep -oE 'cov: [0-9]+' "$log" | tail -n 1)"
     done
 )
-# Installed with the source tree gone, offline (scripts/install-test.sh).
+# Installed with the source tree gone, offline (scripts/install-test.sh), and from
+# the pip wheel into a venv without a Rust toolchain (scripts/wheel-test.sh).
 bash scripts/install-test.sh
+bash scripts/wheel-test.sh
 LCSFMU_BIN="$PWD/target/release/lcsfmu" LCSFMU_FMI_COSIM="$PWD/target/release/examples/fmi_cosim" \
     "$venv/bin/python" -m pytest tests/python -q

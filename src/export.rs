@@ -193,7 +193,12 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
             runtimes::prebuilt("linux64")?.ok_or_else(runtimes::missing_runtime)?
         }
     };
-    let binaries = [("linux64", linux64)];
+    let mut binaries = vec![("linux64", linux64)];
+    // The win64 binary is always the prebuilt runtime (no per-model cross
+    // compilation): every FMU of a tool that carries one runs on both platforms.
+    if let Some(dll) = runtimes::prebuilt("win64")? {
+        binaries.push(("win64", dll));
+    }
     let xml = model_description::write(model, &guid);
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(io(parent))?;

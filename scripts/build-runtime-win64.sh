@@ -31,4 +31,9 @@ env -u CARGO -u RUSTC -u RUSTDOC -u RUSTUP_TOOLCHAIN -u CARGO_TARGET_DIR -u RUST
 # directory stays.
 x86_64-w64-mingw32-strip -o "$dir/win64/runtime.dll.tmp" \
     "$target_dir/x86_64-pc-windows-gnu/release/fmu_template.dll"
-mv "$dir/win64/runtime.dll.tmp" "$dir/win64/runtime.dll"
+# Replaced only when it changed: the tool embedding it is rebuilt when its mtime moves.
+if cmp -s "$dir/win64/runtime.dll.tmp" "$dir/win64/runtime.dll"; then
+    rm "$dir/win64/runtime.dll.tmp"
+else
+    mv "$dir/win64/runtime.dll.tmp" "$dir/win64/runtime.dll"
+fi

@@ -17,5 +17,10 @@ mkdir -p "$dir/linux64"
 # features, and the workspace's libfmu_template.so must not be overwritten.
 cargo build --release --quiet --locked -p fmu-template --features prebuilt \
     --manifest-path "$root/Cargo.toml" --target-dir "$root/target/runtime-build"
+# Replaced only when it changed: the tool embedding it is rebuilt when its mtime moves.
 cp "$root/target/runtime-build/release/libfmu_template.so" "$dir/linux64/runtime.so.tmp"
-mv "$dir/linux64/runtime.so.tmp" "$dir/linux64/runtime.so"
+if cmp -s "$dir/linux64/runtime.so.tmp" "$dir/linux64/runtime.so"; then
+    rm "$dir/linux64/runtime.so.tmp"
+else
+    mv "$dir/linux64/runtime.so.tmp" "$dir/linux64/runtime.so"
+fi

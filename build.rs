@@ -1,6 +1,10 @@
 //! Embeds what `lcsfmu build` compiles into an FMU (the core's `src/`, the
 //! template in `template/`, the manifest and the lock file) so that an installed
 //! `lcsfmu` needs no source tree: `export.rs` writes them out into its cache.
+//! With `LCSFMU_RUNTIME_DIR` set, it also embeds the prebuilt runtimes found
+//! there (`linux64/runtime.so`, `win64/runtime.dll`, from
+//! `scripts/build-runtime.sh`), which `lcsfmu build --runtime prebuilt` copies
+//! into FMUs without compiling anything.
 
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
@@ -52,8 +56,43 @@ fn main() {
         .unwrap();
     }
     code.push_str("];\n");
+    std::fs::write(out.join("runtimes.rs"), runtimes()).unwrap();
     writeln!(code, "pub const HASH: &str = \"{:016x}\";", hasher.finish()).unwrap();
     std::fs::write(out.join("embedded.rs"), code).unwrap();
+}
+
+/// The platforms a prebuilt runtime can be embedded for, and its file under
+/// `$LCSFMU_RUNTIME_DIR` (the FMU's `binaries/` folder and the library suffix).
+const RUNTIME_FILES: [(&str, &str); 2] = [("linux64", "runtime.so"), ("win64", "runtime.dll")];
+
+/// `pub const RUNTIMES: &[(platform, bytes)]`: the runtimes in
+/// `$LCSFMU_RUNTIME_DIR`; empty without it. A named directory without a Linux
+/// runtime is a mistake worth stopping the build for.
+fn runtimes() -> String {
+    println!("cargo:rerun-if-env-changed=LCSFMU_RUNTIME_DIR");
+    let mut code = String::from("pub const RUNTIMES: &[(&str, &[u8])] = &[\n");
+    if let Some(dir) = std::env::var_os("LCSFMU_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        let dir = PathBuf::from(dir);
+        for (platform, file) in RUNTIME_FILES {
+            let path = dir.join(platform).join(file);
+            println!("cargo:rerun-if-changed={}", path.display());
+            if path.is_file() {
+                writeln!(
+                    code,
+                    "    ({platform:?}, include_bytes!({:?})),",
+                    path.display().to_string()
+                )
+                .unwrap();
+            } else if platform == "linux64" {
+                panic!(
+                    "LCSFMU_RUNTIME_DIR={} has no {platform}/{file}: build it with scripts/build-runtime.sh",
+                    dir.display()
+                );
+            }
+        }
+    }
+    code.push_str("];\n");
+    code
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {

@@ -25,6 +25,12 @@
 //! is measured beside `bouncing_ball`, a linear mechanical model of the same
 //! size (one coordinate, one contact).
 //!
+//! Each model is also built with the prebuilt runtime (`--runtime prebuilt`:
+//! one library for every model, the model read from `resources/model.json` at
+//! instantiation, run-time sizes) when the tool has one (`LCSFMU_RUNTIME_DIR`,
+//! from `scripts/build-runtime.sh`), and both binaries are stepped in the same
+//! rounds; the build times of that route are printed too.
+//!
 //! Run: `cargo bench --bench dostep`. Figures depend on the machine; they are
 //! printed, never asserted. The five rounds visit every FMU in turn, so a
 //! burst of load on a shared machine hits all of them alike, and the ratios
@@ -33,6 +39,7 @@
 use lcsfmu::export::{self, BuildEnv};
 use lcsfmu::fmi_version::FmiVersion;
 use lcsfmu::model::{validate, Model};
+use lcsfmu::runtimes::{self, Runtime};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -91,6 +98,8 @@ struct Fmu {
     guid: CString,
     /// An FMI 3.0 binary (`fmiVersion="3.0"`).
     fmi3: bool,
+    /// `file:` URI of the extracted `resources/` (the prebuilt runtime reads its model there).
+    resources: CString,
 }
 
 /// The value of the first `attribute="..."` in an XML text.
@@ -101,8 +110,9 @@ fn attribute<'a>(xml: &'a str, attribute: &str) -> Option<&'a str> {
 
 impl Fmu {
     /// Extracts and loads the binary of an FMU (its identifier and GUID read
-    /// from its modelDescription.xml).
-    fn load(fmu: &Path, dir: &Path) -> Fmu {
+    /// from its modelDescription.xml), and its model into `dir/<id><tag>-resources/`.
+    /// `tag` keeps the files of two FMUs of one model apart (one `dlopen` each).
+    fn load(fmu: &Path, dir: &Path, tag: &str) -> Fmu {
         let file = std::fs::File::open(fmu).unwrap_or_else(|e| panic!("{}: {e}", fmu.display()));
         let mut zip = zip::ZipArchive::new(file).unwrap();
         let mut xml = String::new();
@@ -115,16 +125,30 @@ impl Fmu {
             true => ("instantiationToken", "x86_64-linux"),
         };
         let guid = CString::new(attribute(&xml, token).expect("token")).unwrap();
-        let so = dir.join(format!("{id}.so"));
+        let so = dir.join(format!("{id}{tag}.so"));
         let mut entry = zip
             .by_name(&format!("binaries/{platform}/{id}.so"))
             .unwrap();
         std::io::copy(&mut entry, &mut std::fs::File::create(&so).unwrap()).unwrap();
+        drop(entry);
+        let resources = dir.join(format!("{id}{tag}-resources"));
+        std::fs::create_dir_all(&resources).unwrap();
+        if let Ok(mut model) = zip.by_name("resources/model.json") {
+            let file = &mut std::fs::File::create(resources.join("model.json")).unwrap();
+            std::io::copy(&mut model, file).unwrap();
+        }
+        // The directory names are plain ASCII here: no percent-encoding needed.
+        let resources = CString::new(format!("file://{}/", resources.display())).unwrap();
         let path = CString::new(so.to_str().unwrap()).unwrap();
         // SAFETY: loading an FMU binary, as any FMI importer does.
         let lib = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
         assert!(!lib.is_null(), "dlopen {}", so.display());
-        Fmu { lib, guid, fmi3 }
+        Fmu {
+            lib,
+            guid,
+            fmi3,
+            resources,
+        }
     }
 
     fn sym<T: Copy>(&self, name: &str) -> T {
@@ -162,7 +186,7 @@ impl Fmu {
                 c"bench".as_ptr(),
                 1,
                 self.guid.as_ptr(),
-                std::ptr::null(),
+                self.resources.as_ptr(),
                 &cb,
                 0,
                 0,
@@ -332,18 +356,41 @@ fn main() {
         &env,
     );
 
+    let prebuilt_env = BuildEnv {
+        runtime: Some(Runtime::Prebuilt),
+        ..env.clone()
+    };
+    let has_runtime = runtimes::prebuilt("linux64").unwrap().is_some();
+    if has_runtime {
+        println!("\nlcsfmu build --runtime prebuilt (seconds, best of 3; no compiler):");
+        for (model, origin) in &models {
+            let out = dir.join(format!("{}-prebuilt.fmu", model.name));
+            let best = (0..3)
+                .map(|_| timed_build(model, origin, &out, &prebuilt_env))
+                .fold(f64::INFINITY, f64::min);
+            println!("  {:<22} {best:>5.3}", model.name);
+        }
+    } else {
+        println!("\n(no prebuilt runtime: set LCSFMU_RUNTIME_DIR, see scripts/build-runtime.sh)");
+    }
+
     // Name, step size and binary of every FMU measured.
-    let mut fmus: Vec<(String, f64, Fmu)> = models
-        .iter()
-        .map(|(model, _)| {
-            let fmu = Fmu::load(&dir.join(format!("{}.fmu", model.name)), &dir);
-            (model.name.clone(), model.experiment.step, fmu)
-        })
-        .collect();
+    let mut fmus: Vec<(String, f64, Fmu)> = Vec::new();
+    for (model, _) in &models {
+        let fmu = Fmu::load(&dir.join(format!("{}.fmu", model.name)), &dir, "");
+        fmus.push((model.name.clone(), model.experiment.step, fmu));
+        if has_runtime {
+            let path = dir.join(format!("{}-prebuilt.fmu", model.name));
+            let fmu = Fmu::load(&path, &dir, "-prebuilt");
+            let name = format!("{} (prebuilt)", model.name);
+            fmus.push((name, model.experiment.step, fmu));
+        }
+    }
     // The FMI 3.0 builds of three of them, loaded from a directory of their own
     // (their binaries have the FMI 2.0 ones' names).
     let env3 = BuildEnv {
         fmi: FmiVersion::V3,
+        runtime: Some(Runtime::Compiled),
         ..env.clone()
     };
     let dir3 = dir.join("fmi3");
@@ -358,7 +405,7 @@ fn main() {
             model.name,
             timed_build(model, origin, &out, &env3)
         );
-        let fmu = Fmu::load(&out, &dir3);
+        let fmu = Fmu::load(&out, &dir3, "");
         fmus.push((
             format!("{} (fmi3DoStep)", model.name),
             model.experiment.step,
@@ -369,7 +416,7 @@ fn main() {
         let peer_dir = dir.join("peer");
         std::fs::create_dir_all(&peer_dir).unwrap();
         // The Reference FMUs' fixed solver step: one Euler step per doStep.
-        let fmu = Fmu::load(Path::new(&peer), &peer_dir);
+        let fmu = Fmu::load(Path::new(&peer), &peer_dir, "");
         fmus.push(("BouncingBall (Reference FMUs)".into(), 1e-3, fmu));
     }
     let mut best = vec![f64::INFINITY; fmus.len()];
@@ -388,6 +435,12 @@ fn main() {
             .map(|i| best[i])
     };
     println!("\nratios measured in this run:");
+    for (model, _) in models.iter().filter(|_| has_runtime) {
+        let prebuilt = format!("{} (prebuilt)", model.name);
+        if let (Some(p), Some(c)) = (ns(&prebuilt), ns(&model.name)) {
+            println!("  {:<18} prebuilt / compiled {:>5.2}", model.name, p / c);
+        }
+    }
     if let (Some(a), Some(b)) = (ns("vdp_saturation"), ns("vdp_linear")) {
         println!(
             "  vdp_saturation     / vdp_linear {:>5.2}   (Newton step / linear step, same sizes)",

@@ -13,12 +13,13 @@
 //! it, restores both, makes two refused calls (which format and log messages),
 //! terminates, resets every other cycle, and frees everything. The binary is
 //! loaded with `dlopen` as a C importer would; the GUID comes from the FMU's
-//! modelDescription.xml.
+//! modelDescription.xml, and the resource location is the extracted
+//! `resources/` (where the prebuilt runtime reads its model).
 
 #[path = "c_api/mod.rs"]
 mod c_api;
 
-use c_api::{extract, ok, Api, Callbacks, Description, State};
+use c_api::{extract, ok, resource_location, Api, Callbacks, Description, State};
 use std::ffi::{c_char, c_uint, CString};
 use std::path::Path;
 
@@ -30,6 +31,7 @@ unsafe fn cycle(
     api: &Api,
     d: &Description,
     guid: &CString,
+    resources: &CString,
     callbacks: &Callbacks,
     k: usize,
     steps: usize,
@@ -39,7 +41,7 @@ unsafe fn cycle(
         name.as_ptr(),
         1,
         guid.as_ptr(),
-        c"file:///tmp".as_ptr(),
+        resources.as_ptr(),
         callbacks,
         0,
         1,
@@ -109,6 +111,7 @@ fn main() {
     let (d, so) = extract(fmu, &dir);
     let api = Api::load(&so);
     let guid = CString::new(d.guid.clone()).unwrap();
+    let resources = resource_location(&dir);
     let callbacks = Callbacks {
         logger: Some(fmi::fmi2::binding::logger::callback_logger_handler),
         allocate: std::ptr::null(),
@@ -120,7 +123,7 @@ fn main() {
     let mut total = 0;
     for k in 0..cycles {
         // SAFETY: `api` was loaded from the binary described by `d`.
-        total += unsafe { cycle(&api, &d, &guid, &callbacks, k, steps) };
+        total += unsafe { cycle(&api, &d, &guid, &resources, &callbacks, k, steps) };
     }
     std::fs::remove_dir_all(&dir).unwrap();
     println!(

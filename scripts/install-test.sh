@@ -9,9 +9,13 @@
 # binary run by the installed lcsfmu itself); then a
 # second build (warm cache) and the error without cargo on PATH. The second build
 # is another model: only the template crate is recompiled, as from the source
-# tree. Nothing outside the temporary directory is deleted.
+# tree. Nothing outside the temporary directory is deleted. These tools are built
+# without a prebuilt runtime (LCSFMU_RUNTIME_DIR unset), so they compile every
+# FMU and, without cargo, say so; scripts/wheel-test.sh installs the tool that
+# carries one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+unset LCSFMU_RUNTIME_DIR
 repo=$PWD
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -76,4 +80,9 @@ if err=$(cd "$tmp/work-crate" && LCSFMU_CACHE="$tmp/cache-crate" PATH="$tmp/bin"
     exit 1
 fi
 grep -q "needs a Rust toolchain (cargo)" <<<"$err" || { echo "unclear error: $err" >&2; exit 1; }
+if err=$(cd "$tmp/work-crate" && PATH="$tmp/bin" lcsfmu build --runtime prebuilt first.toml -o none.fmu 2>&1); then
+    echo "built with a prebuilt runtime it does not have" >&2
+    exit 1
+fi
+grep -q "has no prebuilt runtime" <<<"$err" || { echo "unclear error: $err" >&2; exit 1; }
 echo "install test: ok"

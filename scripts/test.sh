@@ -7,6 +7,14 @@ cd "$(dirname "$0")/.."
 
 . scripts/system-deps.sh
 requirements=tests/python/requirements.txt . scripts/venv.sh
+# The prebuilt runtimes (the template built once without a model), embedded by
+# every lcsfmu built below: `lcsfmu build --runtime prebuilt` is tested too, and
+# every FMU carries the win64 DLL, cross-built with Debian's Rust 1.96 and MinGW-w64
+# (std compiled from source the first time: a few minutes) and run under wine by
+# tests/python/test_win64.py.
+bash scripts/build-runtime.sh target/runtime
+bash scripts/build-runtime-win64.sh target/runtime
+export LCSFMU_RUNTIME_DIR="$PWD/target/runtime"
 
 cargo fmt --all --check
 cargo fmt --manifest-path fuzz/Cargo.toml --all --check
@@ -22,6 +30,7 @@ for features in "" forced-panic fmi3 forced-panic,fmi3; do
     LCSFMU_GENERATED="$PWD/$cache/generated/sign_spiral.rs" \
         cargo clippy -p fmu-template --release --features "$features" -- -D warnings
 done
+cargo clippy -p fmu-template --release --features prebuilt -- -D warnings
 # Memory: every bundled model's FMU under valgrind, 1,000 life cycles of 100 steps
 # each (examples/fmu_cycles.rs); a leak or an invalid access fails the suite.
 rm -rf "$cache/memcheck"
@@ -43,6 +52,15 @@ done
     -o "$cache/rlc_diode_event_driven3.fmu" >/dev/null
 valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
     target/release/examples/fmu3_cycles "$cache/rlc_diode_event_driven3.fmu" 20 1500
+# The prebuilt runtime, which reads the model file at every instantiation: three
+# models of the three forms (matrices, blocks, mechanical), 100 life cycles each.
+rm -rf "$cache/memcheck-prebuilt"
+./target/release/lcsfmu build --runtime prebuilt models/sign_spiral.toml models/servo_deadzone.toml \
+    models/bouncing_ball.toml -o "$cache/memcheck-prebuilt" >/dev/null
+for fmu in "$cache"/memcheck-prebuilt/*.fmu; do
+    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
+        target/release/examples/fmu_cycles "$fmu" 100 100
+done
 # Coverage-guided fuzzing (fuzz/, a workspace of its own, on the nightly toolchain): each
 # target for 20 s from its seed corpus (written by fuzz/examples/seeds.rs); a crash, a
 # panic, a hang over 10 s or 2 GB of memory fails the suite. The long runs: README, Fuzzing.
@@ -60,7 +78,9 @@ command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
         echo "fuzz $target: $(grep -E '^Done' "$log"), $(grep -oE 'cov: [0-9]+' "$log" | tail -n 1)"
     done
 )
-# Installed with the source tree gone, offline (scripts/install-test.sh).
+# Installed with the source tree gone, offline (scripts/install-test.sh), and from
+# the pip wheel into a venv without a Rust toolchain (scripts/wheel-test.sh).
 bash scripts/install-test.sh
+bash scripts/wheel-test.sh
 LCSFMU_BIN="$PWD/target/release/lcsfmu" LCSFMU_FMI_COSIM="$PWD/target/release/examples/fmi_cosim" \
     "$venv/bin/python" -m pytest tests/python -q

@@ -1,6 +1,8 @@
 //! `lcsfmu build`: from a validated model to an `.fmu`.
 //!
-//! The model is compiled into the `fmu-template` cdylib: this module writes a
+//! The FMU's binary is either the prebuilt runtime ([`crate::runtimes`], copied:
+//! it reads the model from `resources/model.json`) or compiled for the model.
+//! Compiled, the model goes into the `fmu-template` cdylib: this module writes a
 //! small generated Rust file (identifier, GUID, sizes and the validated model),
 //! runs cargo on the template with `LCSFMU_GENERATED` pointing at it, renames
 //! the library to `<modelIdentifier>.so` and packs it with the description and
@@ -12,7 +14,9 @@
 use crate::error::Error;
 use crate::fmi_version::FmiVersion;
 use crate::model::Model;
+use crate::runtimes::{self, Runtime};
 use crate::{docs, model_description, model_description3, pack};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -35,6 +39,8 @@ pub struct BuildEnv {
     pub template_features: Vec<String>,
     /// The FMI version to build (`lcsfmu build --fmi`; FMI 2.0 by default).
     pub fmi: FmiVersion,
+    /// `--runtime`; `None`: compiled when cargo is found, else prebuilt.
+    pub runtime: Option<Runtime>,
 }
 
 /// The sources embedded by `build.rs`: `FILES` (path, contents) and their `HASH`.
@@ -69,6 +75,9 @@ forced-panic = []
 # The FMI 3.0 shell (template/src/fmi3/) instead of FMI 2.0's exports.rs:
 # `lcsfmu build --fmi 3` turns it on.
 fmi3 = []
+# The prebuilt runtime: built once without a generated model, it reads the model
+# from the FMU's resources/model.json at instantiation (scripts/build-runtime.sh).
+prebuilt = ["lcsfmu/guid"]
 "#;
 
 impl BuildEnv {
@@ -105,6 +114,7 @@ impl BuildEnv {
             verbose: false,
             template_features,
             fmi: FmiVersion::V2,
+            runtime: None,
         }
     }
 }
@@ -168,16 +178,67 @@ pub fn generated_source(model: &Model, guid: &str, origin: &str, json_file: &str
 /// The error for a cargo that cannot be started.
 fn no_toolchain(cargo: &std::ffi::OsStr, e: &std::io::Error) -> Error {
     Error::Build(format!(
-        "lcsfmu build needs a Rust toolchain (cargo) to compile the FMU, and `{}` cannot be run ({e}): \
-         install it with rustup (https://rustup.rs: `curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh`) \
+        "lcsfmu build needs a Rust toolchain (cargo) to compile the FMU, and `{}` cannot be run ({e}); \
+         this lcsfmu has no prebuilt runtime to use instead (`--runtime prebuilt`): \
+         install cargo with rustup (https://rustup.rs: `curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh`) \
          and make sure cargo is on PATH (or point $CARGO at it)",
         cargo.to_string_lossy()
     ))
 }
 
-/// Compiles and packs `model` into `out`; returns the path written.
+/// Makes the binaries of `model` (compiled or prebuilt, see [`BuildEnv::runtime`])
+/// and packs them into `out`; returns the path written.
 pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result<PathBuf, Error> {
     let guid = model_description::guid(model);
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    let runtime = runtimes::choose(env.runtime)?;
+    let mut binaries = Vec::new();
+    match (env.fmi, runtime) {
+        (FmiVersion::V2, Runtime::Compiled) => {
+            binaries.push(("linux64", Cow::Owned(compile(model, &guid, origin, env)?)));
+        }
+        (FmiVersion::V2, Runtime::Prebuilt) => {
+            let so = runtimes::prebuilt("linux64")?.ok_or_else(runtimes::missing_runtime)?;
+            binaries.push(("linux64", so));
+        }
+        (FmiVersion::V3, Runtime::Compiled) => {
+            let so = compile(model, &guid, origin, env)?;
+            binaries.push((FmiVersion::V3.platform_dir(), Cow::Owned(so)));
+        }
+        (FmiVersion::V3, Runtime::Prebuilt) => {
+            return Err(Error::Build(
+                "the prebuilt runtime is FMI 2.0 only: an FMI 3.0 FMU (--fmi 3) is compiled for its model, which needs a Rust toolchain (cargo) and --runtime compiled".into(),
+            ));
+        }
+    }
+    // The win64 binary is always the prebuilt runtime (no per-model cross
+    // compilation): every FMI 2.0 FMU of a tool that carries one runs on both
+    // platforms.
+    if env.fmi == FmiVersion::V2 {
+        if let Some(dll) = runtimes::prebuilt("win64")? {
+            binaries.push(("win64", dll));
+        }
+    }
+    let xml = match env.fmi {
+        FmiVersion::V2 => model_description::write(model, &guid),
+        FmiVersion::V3 => model_description3::write(model, &guid),
+    };
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    // The page runs the default experiment for its plot: the only part of a
+    // build that grows with the model's run time.
+    let page = docs::page_for(model, &guid, env.fmi);
+    let binaries: Vec<(&str, &[u8])> = binaries.iter().map(|(p, b)| (*p, b.as_ref())).collect();
+    pack::pack(out, &model.name, &xml, &binaries, &model.to_json(), &page).map_err(io(out))?;
+    Ok(out.to_path_buf())
+}
+
+/// Compiles the template for `model` with cargo; returns the library's bytes.
+fn compile(model: &Model, guid: &str, origin: &Path, env: &BuildEnv) -> Result<Vec<u8>, Error> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Io { path, source }
@@ -195,7 +256,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
 
     let json_name = format!("{}.json", model.name);
     let generated = gen_dir.join(format!("{}.rs", model.name));
-    let source = generated_source(model, &guid, &origin.display().to_string(), &json_name);
+    let source = generated_source(model, guid, &origin.display().to_string(), &json_name);
     // Rewriting unchanged files would make cargo recompile the template.
     for (path, text) in [
         (gen_dir.join(&json_name), model.to_json()),
@@ -261,28 +322,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
     let library = target_dir.join("release").join("libfmu_template.so");
     let binary = std::fs::read(&library).map_err(io(&library))?;
     drop(lock);
-
-    let xml = match env.fmi {
-        FmiVersion::V2 => model_description::write(model, &guid),
-        FmiVersion::V3 => model_description3::write(model, &guid),
-    };
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(io(parent))?;
-    }
-    // The page runs the default experiment for its plot: the only part of a
-    // build that grows with the model's run time.
-    let page = docs::page_for(model, &guid, env.fmi);
-    pack::pack(
-        out,
-        env.fmi,
-        &model.name,
-        &xml,
-        &binary,
-        &model.to_json(),
-        &page,
-    )
-    .map_err(io(out))?;
-    Ok(out.to_path_buf())
+    Ok(binary)
 }
 
 #[cfg(test)]

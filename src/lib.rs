@@ -69,4 +69,6 @@ pub mod pack;
 #[cfg(feature = "tool")]
 pub mod plot;
 #[cfg(feature = "tool")]
+pub mod runtimes;
+#[cfg(feature = "tool")]
 pub mod simulate;

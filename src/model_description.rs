@@ -13,18 +13,10 @@ use crate::model::Model;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use quick_xml::Writer;
 
-/// Namespace for name-based GUIDs of lcsfmu models (a fixed random UUID).
-const GUID_NAMESPACE: uuid::Uuid = uuid::Uuid::from_u128(0x5b1d_7c3e_92a4_4f0b_8d6e_1a2b_3c4d_5e6f);
-
-/// The GUID of a model: a name-based UUID of its whole content and the tool
-/// version, so any change to the model (or to the code that compiles it) gives a
-/// new GUID and a stale binary/XML pair is refused at instantiation.
+/// The GUID of a model (see [`crate::model::guid`]): what the XML declares and
+/// every binary checks at instantiation.
 pub fn guid(model: &Model) -> String {
-    let text = format!("lcsfmu {}\n{}", env!("CARGO_PKG_VERSION"), model.to_json());
-    format!(
-        "{{{}}}",
-        uuid::Uuid::new_v5(&GUID_NAMESPACE, text.as_bytes())
-    )
+    crate::model::guid::of_json(&model.to_json())
 }
 
 /// The log categories the FMU understands (its logger filters on them).

@@ -157,7 +157,20 @@ pub fn extract(fmu: &Path, dir: &Path) -> (Description, std::path::PathBuf) {
         ))
         .expect("binary");
     std::io::copy(&mut entry, &mut std::fs::File::create(&so).unwrap()).unwrap();
+    drop(entry);
+    // The prebuilt runtime reads its model there (resource_location).
+    if let Ok(mut model) = zip.by_name("resources/model.json") {
+        std::fs::create_dir_all(dir.join("resources")).unwrap();
+        let file = &mut std::fs::File::create(dir.join("resources/model.json")).unwrap();
+        std::io::copy(&mut model, file).unwrap();
+    }
     (d, so)
+}
+
+/// The `fmuResourceLocation` of an FMU extracted into `dir` (a plain path: no
+/// percent-encoding needed for the temporary directories used here).
+pub fn resource_location(dir: &Path) -> std::ffi::CString {
+    std::ffi::CString::new(format!("file://{}/resources/", dir.display())).unwrap()
 }
 
 #[track_caller]

@@ -3,9 +3,10 @@
 //! state target's models at a few times (fmu_state, prefixed with the byte that
 //! picks the model; each also without its checksum, for the target to append),
 //! and each bundled model packed as an FMU with its real
-//! description, model and page but a 64-byte stand-in for the binary, which
-//! keeps the seeds small (check_archive: the archive, XML and model checks see
-//! what a built FMU holds; the ELF reader gets a header and nothing more).
+//! description, model and page but 64-byte stand-ins for the binaries (linux64
+//! and win64), which keep the seeds small (check_archive: the archive, XML and
+//! model checks see what a built FMU holds; the ELF and PE readers get headers
+//! and nothing more).
 //!
 //! Run with `cargo run --release --example seeds` in `fuzz/`; existing corpus
 //! files are kept, so what libFuzzer added survives.
@@ -58,6 +59,13 @@ fn main() {
     binary[..8].copy_from_slice(b"\x7fELF\x02\x01\x01\x00");
     binary[16] = 3;
     binary[18] = 62;
+    // The first bytes of a PE image: MZ, the PE header at 0x40, x86-64, a DLL.
+    let mut dll = vec![0u8; 128];
+    dll[..2].copy_from_slice(b"MZ");
+    dll[0x3c] = 0x40;
+    dll[0x40..0x44].copy_from_slice(b"PE\0\0");
+    dll[0x44..0x46].copy_from_slice(&0x8664u16.to_le_bytes());
+    dll[0x56..0x58].copy_from_slice(&0x2000u16.to_le_bytes());
     for entry in std::fs::read_dir(root.join("models")).unwrap() {
         let path = entry.unwrap().path();
         let Ok(model) = lcsfmu::model::validate::load(&path) else {
@@ -72,10 +80,9 @@ fn main() {
         let out = archives.join(format!("{}.fmu", model.name));
         pack::pack(
             &out,
-            lcsfmu::fmi_version::FmiVersion::V2,
             &model.name,
             &xml,
-            &binary,
+            &[("linux64", binary.as_slice()), ("win64", dll.as_slice())],
             &model.to_json(),
             "<html></html>",
         )

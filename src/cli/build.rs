@@ -4,6 +4,7 @@ use crate::error::Error;
 use crate::export::{self, BuildEnv};
 use crate::fmi_version::{parse_interfaces, FmiVersion, Interfaces};
 use crate::model::validate;
+use crate::runtimes::Runtime;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -33,9 +34,21 @@ pub struct Args {
     /// Interface types: cs (Co-Simulation, the default); me (Model Exchange) is not provided yet.
     #[arg(long = "interface", value_name = "TYPES", default_value = "cs", value_parser = parse_interfaces)]
     interface: Interfaces,
+    /// How the FMU's binary is made: `compiled` for this model with cargo (the default when cargo is
+    /// found; a faster step), or `prebuilt`, the runtime this lcsfmu carries, copied (no toolchain,
+    /// a fraction of a second; it reads the model from the FMU's resources; FMI 2.0 only). The same
+    /// numbers either way.
+    #[arg(long, value_enum, value_name = "KIND")]
+    runtime: Option<RuntimeArg>,
     /// Show cargo's output.
     #[arg(short, long)]
     verbose: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum RuntimeArg {
+    Compiled,
+    Prebuilt,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Error> {
@@ -47,6 +60,10 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     env.fmi = args.fmi;
     // Co-Simulation is the only interface type (Model Exchange was refused).
     debug_assert!(args.interface.co_simulation);
+    env.runtime = args.runtime.map(|r| match r {
+        RuntimeArg::Compiled => Runtime::Compiled,
+        RuntimeArg::Prebuilt => Runtime::Prebuilt,
+    });
     let many = args.models.len() > 1;
     let bar = many
         .then(|| {

@@ -9,7 +9,8 @@
 //!
 //! The checks are the ones importers apply before they run anything (shared
 //! `fmi2-notes.md`): the archive layout, the rules of `modelDescription.xml`
-//! ([`rules`]), the binary's exported functions ([`elf`]), and, for FMUs that
+//! ([`rules`]), the binary's exported functions ([`elf`]; a win64 DLL's, when the
+//! FMU has one, from its PE export directory: [`pe`]), and, for FMUs that
 //! carry their lcsfmu model, that the model matches the XML and runs. They live
 //! in the project so that a clone without the shared checker (and without Python)
 //! can still tell whether an FMU is one FMPy and the standard accept.
@@ -27,6 +28,7 @@
 pub mod description;
 pub mod elf;
 pub mod loader;
+pub mod pe;
 pub mod rules;
 pub mod run;
 pub mod structure;
@@ -280,7 +282,30 @@ fn binary(
             (missing, extra) => Err(format!("missing {missing:?} extra {extra:?}")),
         });
     r.add(what, exports);
+    if version == FmiVersion::V2 {
+        win64(r, archive, id);
+    }
     Some(so)
+}
+
+/// The win64 DLL, when the archive has one: its export directory (it cannot be run here).
+fn win64(r: &mut Report, archive: &mut Archive, id: &str) {
+    let dll = format!("binaries/win64/{id}.dll");
+    let name = format!("{dll} exports exactly the 34 FMI 2.0 co-simulation functions");
+    match archive.read(&dll) {
+        Ok(None) => {}
+        Ok(Some(bytes)) => {
+            let exports =
+                pe::exported_symbols(&bytes).and_then(|names| match elf::compare(&names, &elf::FMI2_CS_FUNCTIONS) {
+                    (missing, extra) if missing.is_empty() && extra.is_empty() => Ok(()),
+                    (missing, extra) => Err(format!("missing {missing:?} extra {extra:?}")),
+                });
+            r.add(name, exports);
+        }
+        Err(e) => {
+            r.add(name, Err(e));
+        }
+    }
 }
 
 /// The lcsfmu model inside the FMU: it matches the XML and runs.

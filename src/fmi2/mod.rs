@@ -15,6 +15,8 @@
 mod events;
 mod feedthrough;
 mod report;
+#[cfg(feature = "guid")]
+pub mod resources;
 pub mod snapshot;
 pub mod state;
 mod tiny_step;

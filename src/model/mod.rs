@@ -22,6 +22,8 @@ pub mod blocks;
 mod dependencies;
 pub mod expr;
 pub mod functions;
+#[cfg(feature = "guid")]
+pub mod guid;
 pub mod mech_nonlinear;
 #[cfg(feature = "tool")]
 mod mech_rows;

@@ -10,8 +10,8 @@
 use crate::ffi::*;
 use crate::fmu_state;
 use crate::shell::{
-    c_str, check_categories, enter, instance_name, log_with, new_instance, no_variables, out,
-    slice, slice_mut, unsupported, warning_as_status, Component, Sink,
+    c_str, check_categories, enter, instance_name, log_with, no_variables, out, slice, slice_mut,
+    unsupported, warning_as_status, Component, Sink,
 };
 use lcsfmu::fmi2::state::Call;
 use lcsfmu::fmi2::{FmiError, FmiResult};
@@ -56,7 +56,7 @@ pub extern "C" fn fmi2Instantiate(
     instanceName: fmi2String,
     fmuType: fmi2Type,
     fmuGUID: fmi2String,
-    _fmuResourceLocation: fmi2String,
+    fmuResourceLocation: fmi2String,
     functions: *const fmi2CallbackFunctions,
     _visible: fmi2Boolean,
     loggingOn: fmi2Boolean,
@@ -80,10 +80,13 @@ pub extern "C" fn fmi2Instantiate(
                 "fmuType {fmuType} requested; this FMU supports Co-Simulation (1) only"
             ));
         }
-        let instance = match new_instance(unsafe { c_str(fmuGUID) }, "GUID") {
-            Ok(i) => i,
-            Err(e) => return fail(e),
-        };
+        // SAFETY: the importer passes NULL or valid strings.
+        let (guid, location) = unsafe { (c_str(fmuGUID), c_str(fmuResourceLocation)) };
+        let instance =
+            match crate::model_source::instance(guid.as_deref(), location.as_deref(), "GUID") {
+                Ok(i) => i,
+                Err(e) => return fail(e),
+            };
         let sink = unsafe { Sink::fmi2(functions) };
         let comp = Component::new(instance, name, sink, loggingOn != fmi2False);
         Box::into_raw(Box::new(comp)) as fmi2Component

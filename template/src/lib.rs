@@ -10,7 +10,9 @@
 //! version's functions: the C types ([`ffi`], [`fmi3::ffi`]) and exported
 //! functions ([`exports`]: 34 of FMI 2.0; [`fmi3`]: 75 of FMI 3.0), over the
 //! shared entry helper ([`shell`]) and FMU-state handling ([`fmu_state`]). Raw
-//! pointers and `unsafe` exist only in these files.
+//! pointers and `unsafe` exist only in these files. With the `prebuilt` feature
+//! (FMI 2.0) it is built once, without a model: the prebuilt runtime, which
+//! reads the model from the FMU's resources ([`model_source`]).
 
 #[cfg(not(feature = "fmi3"))]
 mod exports;
@@ -23,8 +25,10 @@ mod fmi3;
 mod fmu_state;
 #[cfg(feature = "forced-panic")]
 mod forced_panic;
+mod model_source;
 mod shell;
 
+#[cfg(not(feature = "prebuilt"))]
 #[allow(dead_code)]
 mod generated {
     include!(env!("LCSFMU_GENERATED"));

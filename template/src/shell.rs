@@ -12,10 +12,8 @@
 //! through printf; a NULL logger simply means no messages.
 
 use crate::ffi::*;
-use crate::generated::{GUID, MODEL_JSON, NU, NW, NX};
 use lcsfmu::fmi2::state::Call;
 use lcsfmu::fmi2::{FmiError, FmiResult, Instance, Severity};
-use lcsfmu::model::Model;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -181,21 +179,6 @@ pub unsafe fn c_str(s: *const c_char) -> Option<String> {
 pub unsafe fn instance_name(s: *const c_char) -> CString {
     let name = c_str(s).unwrap_or_else(|| "unnamed".into());
     CString::new(name.replace('\0', "")).expect("NUL bytes were removed")
-}
-
-/// A new core instance of this binary's model, after checking the GUID (FMI
-/// 2.0) or instantiation token (FMI 3.0) the importer read from the XML.
-pub fn new_instance(token: Option<String>, what: &str) -> Result<Instance, String> {
-    match token {
-        Some(g) if g == GUID => {}
-        g => return Err(format!("{what} {g:?} does not match this binary's {GUID}: the modelDescription.xml belongs to another build")),
-    }
-    let model = Model::from_json(MODEL_JSON)?;
-    let mut instance = Instance::new(model, GUID);
-    // This binary is compiled for one model: its step runs at these sizes
-    // (the same numbers as the run-time sizes of `lcsfmu simulate`, faster).
-    instance.specialize::<NX, NU, NW>();
-    Ok(instance)
 }
 
 /// Logs with the callbacks an importer passed, before there is a component.

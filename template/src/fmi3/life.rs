@@ -15,7 +15,7 @@
 use super::ffi::*;
 use crate::fmu_state;
 use crate::shell::{
-    c_str, check_categories, enter, instance_name, new_instance, out, slice, warning_as_status,
+    c_str, check_categories, enter, instance_name, out, slice, warning_as_status,
     Component, Level, Sink,
 };
 use lcsfmu::fmi2::state::Call;
@@ -86,7 +86,9 @@ pub extern "C" fn fmi3InstantiateCoSimulation(
             ));
         }
         let token = unsafe { c_str(instantiationToken) };
-        let mut instance = match new_instance(token, "instantiationToken") {
+        // The FMI 3.0 shell is built per model only (the prebuilt runtime is
+        // FMI 2.0's), so the resource path is not read.
+        let mut instance = match crate::model_source::instance(token.as_deref(), None, "instantiationToken") {
             Ok(i) => i,
             Err(e) => return refuse(sink, &name, what, &e),
         };

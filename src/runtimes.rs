@@ -1,0 +1,127 @@
+//! The prebuilt runtimes `lcsfmu build` can put into an FMU instead of compiling
+//! one: the FMU template built once without a model (`fmu-template --features
+//! prebuilt`, by `scripts/build-runtime.sh`), which reads `resources/model.json`
+//! at instantiation.
+//!
+//! They are embedded in this executable when it was compiled with
+//! `LCSFMU_RUNTIME_DIR` naming them (`build.rs`), so an installed tool (pip,
+//! cargo install) has nothing to locate on disk. At run time the same variable,
+//! if set, overrides the embedded ones (tests, or a tool built without them).
+//! Which runtime a build uses, and whether cargo is there to compile one, is
+//! decided here too.
+
+use crate::error::Error;
+use std::borrow::Cow;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+/// The runtimes embedded by `build.rs`.
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/runtimes.rs"));
+}
+
+/// A platform an FMU can carry a binary for: its folder under `binaries/`, the
+/// file of its runtime under `$LCSFMU_RUNTIME_DIR/<folder>/`, and the suffix of
+/// the binary in the FMU (FMI 2.0 §2.3).
+pub const PLATFORMS: [(&str, &str, &str); 2] = [
+    ("linux64", "runtime.so", "so"),
+    ("win64", "runtime.dll", "dll"),
+];
+
+/// The library suffix of `platform`'s binaries.
+pub fn suffix(platform: &str) -> &'static str {
+    PLATFORMS
+        .iter()
+        .find(|(p, _, _)| *p == platform)
+        .map_or("so", |(_, _, s)| s)
+}
+
+/// How the FMU's binary is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runtime {
+    /// Compiled for this model with cargo (`template/` + generated sizes and model).
+    Compiled,
+    /// The prebuilt runtime, copied; it reads the model from the FMU's resources.
+    Prebuilt,
+}
+
+/// The prebuilt runtime for `platform`: `$LCSFMU_RUNTIME_DIR/<platform>/` when
+/// that variable is set, else the one embedded, else `None`.
+pub fn prebuilt(platform: &str) -> Result<Option<Cow<'static, [u8]>>, Error> {
+    let Some((_, file, _)) = PLATFORMS.iter().find(|(p, _, _)| *p == platform) else {
+        return Ok(None);
+    };
+    if let Some(dir) = std::env::var_os("LCSFMU_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        let path = Path::new(&dir).join(platform).join(file);
+        return match std::fs::read(&path) {
+            Ok(bytes) => Ok(Some(Cow::Owned(bytes))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(Error::Io { path, source }),
+        };
+    }
+    Ok(embedded::RUNTIMES
+        .iter()
+        .find(|(p, _)| *p == platform)
+        .map(|(_, bytes)| Cow::Borrowed(*bytes)))
+}
+
+/// The error of `--runtime prebuilt` from a tool that has none.
+pub fn missing_runtime() -> Error {
+    Error::Build(
+        "this lcsfmu has no prebuilt runtime for linux64: it was compiled without \
+         LCSFMU_RUNTIME_DIR (build one with scripts/build-runtime.sh DIR and reinstall with \
+         LCSFMU_RUNTIME_DIR=DIR, or set LCSFMU_RUNTIME_DIR=DIR when running lcsfmu), or use \
+         --runtime compiled, which needs cargo"
+            .into(),
+    )
+}
+
+/// The cargo a compiled build would run (`$CARGO`, else `cargo` on `PATH`), if
+/// it exists.
+pub fn cargo() -> Option<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    find_program(&cargo)
+}
+
+/// `name` as a path (when it has a separator) or searched on `PATH`.
+fn find_program(name: &OsStr) -> Option<PathBuf> {
+    let path = Path::new(name);
+    if path.components().count() > 1 {
+        return path.is_file().then(|| path.to_path_buf());
+    }
+    let dirs = std::env::var_os("PATH")?;
+    std::env::split_paths(&dirs)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// The runtime a build uses: `requested`, or compiled when cargo is found and
+/// prebuilt (if this tool has one) when it is not.
+pub fn choose(requested: Option<Runtime>) -> Result<Runtime, Error> {
+    match requested {
+        Some(runtime) => Ok(runtime),
+        None if cargo().is_some() => Ok(Runtime::Compiled),
+        None if prebuilt("linux64")?.is_some() => Ok(Runtime::Prebuilt),
+        // No prebuilt runtime either: the compiled build will report the missing cargo.
+        None => Ok(Runtime::Compiled),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_are_found_on_path_or_by_path() {
+        assert!(find_program(OsStr::new("sh")).is_some());
+        assert!(find_program(OsStr::new("/bin/sh")).is_some());
+        assert!(find_program(OsStr::new("/nonexistent/cargo")).is_none());
+        assert!(find_program(OsStr::new("lcsfmu-no-such-program")).is_none());
+    }
+
+    #[test]
+    fn every_platform_has_its_suffix() {
+        assert_eq!(suffix("linux64"), "so");
+        assert_eq!(suffix("win64"), "dll");
+    }
+}

@@ -223,6 +223,7 @@ impl MechNewtonStepper {
                     line_search: false,
                 });
             }
+            self.force_jacobian(sys, w, t + h);
             info = self.iterate(x, h)?;
             solves += 1;
         }
@@ -242,6 +243,7 @@ impl MechNewtonStepper {
             .expect("a mechanical stepper runs a mechanical model");
         self.begin(sys, x, w, 0.0, h);
         self.linearize(sys, w, h);
+        self.force_jacobian(sys, w, h);
         if !self.inverse.factor(&self.lin, h * self.theta) {
             return Err(StepError::SingularIteration { h });
         }
@@ -310,7 +312,9 @@ impl MechNewtonStepper {
         self.u_bar.fill(0.0);
     }
 
-    /// Forces, Jacobians, gap and slip matrices at the iterate, time `t1`.
+    /// Forces, gap and slip matrices at the iterate, time `t1` (what the
+    /// residual needs; the forces' Jacobians only when an iteration follows,
+    /// see [`Self::force_jacobian`]).
     fn linearize(&mut self, sys: &MechSystem, w: &[f64], t1: f64) {
         let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
         let end = Point {
@@ -319,11 +323,23 @@ impl MechNewtonStepper {
             w,
             t: t1,
         };
-        nl.force(sys, &end, &mut self.f1, &mut self.m1, Some(&mut self.lin));
+        nl.force(sys, &end, &mut self.f1, &mut self.m1, None);
         if nl.gaps_nonlinear() {
             nl.gap_jacobian(sys, &end, &mut self.lin);
         }
         nl.slip(sys, &end, &mut self.lin, &mut self.slip_offset);
+    }
+
+    /// `∂F/∂q`, `∂F/∂v` at the iterate, time `t1`, into the linearized system.
+    fn force_jacobian(&mut self, sys: &MechSystem, w: &[f64], t1: f64) {
+        let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
+        let end = Point {
+            x: &self.xb,
+            u: &[],
+            w,
+            t: t1,
+        };
+        nl.force_jacobian(sys, &end, &mut self.lin);
     }
 
     /// One Newton–Josephy iteration: the LCP of the linearization, then the

@@ -200,7 +200,13 @@ impl MechPrograms {
             f[p.row] += value;
             mag[p.row] += m;
         }
-        let Some(lin) = lin else { return };
+        if let Some(lin) = lin {
+            self.force_jacobian(sys, at, lin);
+        }
+    }
+
+    /// `∂F/∂q` and `∂F/∂v` at `at` into the force matrices of `lin`.
+    pub fn force_jacobian(&self, sys: &MechSystem, at: &Point, lin: &mut MechSystem) {
         copy_values(&mut lin.position_force, &sys.position_force);
         copy_values(&mut lin.velocity_force, &sys.velocity_force);
         for p in &self.force {

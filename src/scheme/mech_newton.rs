@@ -44,6 +44,8 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
+mod residual;
+
 use super::contact::{Contacts, Inverse};
 use super::newton::{NewtonStats, MAX_ITERATIONS, TOL};
 use super::{tidy, StepError, StepSize};
@@ -221,6 +223,7 @@ impl MechNewtonStepper {
                     line_search: false,
                 });
             }
+            self.force_jacobian(sys, w, t + h);
             info = self.iterate(x, h)?;
             solves += 1;
         }
@@ -240,6 +243,7 @@ impl MechNewtonStepper {
             .expect("a mechanical stepper runs a mechanical model");
         self.begin(sys, x, w, 0.0, h);
         self.linearize(sys, w, h);
+        self.force_jacobian(sys, w, h);
         if !self.inverse.factor(&self.lin, h * self.theta) {
             return Err(StepError::SingularIteration { h });
         }
@@ -308,7 +312,9 @@ impl MechNewtonStepper {
         self.u_bar.fill(0.0);
     }
 
-    /// Forces, Jacobians, gap and slip matrices at the iterate, time `t1`.
+    /// Forces, gap and slip matrices at the iterate, time `t1` (what the
+    /// residual needs; the forces' Jacobians only when an iteration follows,
+    /// see [`Self::force_jacobian`]).
     fn linearize(&mut self, sys: &MechSystem, w: &[f64], t1: f64) {
         let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
         let end = Point {
@@ -317,94 +323,23 @@ impl MechNewtonStepper {
             w,
             t: t1,
         };
-        nl.force(sys, &end, &mut self.f1, &mut self.m1, Some(&mut self.lin));
+        nl.force(sys, &end, &mut self.f1, &mut self.m1, None);
         if nl.gaps_nonlinear() {
             nl.gap_jacobian(sys, &end, &mut self.lin);
         }
         nl.slip(sys, &end, &mut self.lin, &mut self.slip_offset);
     }
 
-    /// The largest scaled component of the step's residual at the iterate.
-    fn residual(&mut self, sys: &MechSystem, x: &[f64], h: f64, solved: bool) -> f64 {
-        let n = self.dof;
-        let th = self.theta;
-        let v = &x[n..];
-        let vb = &self.xb[n..];
-        let (r, s) = (&mut self.rhs, &mut self.v_free);
-        for i in 0..n {
-            r[i] = -h * (th * self.f1[i] + (1.0 - th) * self.f0[i]);
-            s[i] = h * (th * self.m1[i] + (1.0 - th) * self.m0[i]);
-        }
-        for &(i, j, m) in &sys.mass.entries {
-            r[i] += m * (vb[j] - v[j]);
-            s[i] += m.abs() * (vb[j].abs() + v[j].abs());
-        }
-        for &(k, j, g) in &self.lin.gap.entries {
-            let t = g * self.u_bar[sys.pair[k]];
-            r[j] -= t;
-            s[j] += t.abs();
-        }
-        for &(f, j, g) in &self.lin.slip.entries {
-            let p = sys.pair[sys.friction_contact[f]];
-            let t = g * (self.u_bar[p + 1] - self.u_bar[p + 2]);
-            r[j] -= t;
-            s[j] += t.abs();
-        }
-        let mut worst = 0.0f64;
-        for i in 0..n {
-            worst = worst.max(scaled(r[i], s[i]));
-            // The size of the terms a velocity is made of (the momentum row's
-            // terms per unit mass): a contact velocity's rounding is of the
-            // order of eps times this, not of its own (often tiny) terms.
-            self.sigma[i] = s[i] / self.mass_diag[i];
-        }
-        // Contact rows: y and its magnitude at the iterate.
-        let (y, ymag) = (&mut self.y_next, &mut self.u_next);
-        for k in 0..sys.contacts() {
-            let p = sys.pair[k];
-            y[p] = self.restitution[k] * self.rate0[k];
-            ymag[p] = self.restitution[k] * self.rate0_mag[k];
-        }
-        for &(k, j, g) in &self.lin.gap.entries {
-            y[sys.pair[k]] += g * vb[j];
-            ymag[sys.pair[k]] += g.abs() * self.sigma[j];
-        }
-        for (f, &k) in sys.friction_contact.iter().enumerate() {
-            let p = sys.pair[k];
-            y[p + 1] = self.slip_offset[f];
-            ymag[p + 1] = self.slip_offset[f].abs();
-        }
-        for &(f, j, g) in &self.lin.slip.entries {
-            let p = sys.pair[sys.friction_contact[f]];
-            y[p + 1] += g * vb[j];
-            ymag[p + 1] += g.abs() * self.sigma[j];
-        }
-        for (f, &k) in sys.friction_contact.iter().enumerate() {
-            let p = sys.pair[k];
-            let u = &self.u_bar;
-            let (slip, smag) = (y[p + 1], ymag[p + 1]);
-            y[p + 1] = slip + u[p + 3];
-            y[p + 2] = -slip + u[p + 3];
-            ymag[p + 1] = smag + u[p + 3].abs();
-            ymag[p + 2] = smag + u[p + 3].abs();
-            y[p + 3] = sys.mu[f] * u[p] - u[p + 1] - u[p + 2];
-            ymag[p + 3] = sys.mu[f] * u[p].abs() + u[p + 1].abs() + u[p + 2].abs();
-        }
-        if solved {
-            // The LCP verified (u, y_lcp) to its own tolerance; what is left
-            // to the iteration is the contact velocities' linearization error.
-            for j in 0..y.len() {
-                worst = worst.max(scaled(y[j] - self.y_lcp[j], ymag[j]));
-            }
-            return worst;
-        }
-        let (_, hi) = self.contacts.q_and_hi();
-        for j in 0..y.len() {
-            let u = self.u_bar[j];
-            let phi = u - (u - y[j]).max(0.0).min(hi[j]);
-            worst = worst.max(scaled(phi, u.abs() + ymag[j]));
-        }
-        worst
+    /// `∂F/∂q`, `∂F/∂v` at the iterate, time `t1`, into the linearized system.
+    fn force_jacobian(&mut self, sys: &MechSystem, w: &[f64], t1: f64) {
+        let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
+        let end = Point {
+            x: &self.xb,
+            u: &[],
+            w,
+            t: t1,
+        };
+        nl.force_jacobian(sys, &end, &mut self.lin);
     }
 
     /// One Newton–Josephy iteration: the LCP of the linearization, then the
@@ -501,22 +436,5 @@ impl MechNewtonStepper {
         s.histogram[solves.min(s.histogram.len() - 1)] += 1;
         s.worst_residual = s.worst_residual.max(worst);
         Ok(info)
-    }
-}
-
-/// `|r| / s`; a zero scale counts only a zero residual as converged, and NaN
-/// (a program evaluated outside its domain) as infinite.
-fn scaled(r: f64, s: f64) -> f64 {
-    let x = if s > 0.0 {
-        r.abs() / s
-    } else if r == 0.0 {
-        0.0
-    } else {
-        f64::INFINITY
-    };
-    if x.is_nan() {
-        f64::INFINITY
-    } else {
-        x
     }
 }

@@ -295,11 +295,12 @@ fn win64(r: &mut Report, archive: &mut Archive, id: &str) {
     match archive.read(&dll) {
         Ok(None) => {}
         Ok(Some(bytes)) => {
-            let exports =
-                pe::exported_symbols(&bytes).and_then(|names| match elf::compare(&names, &elf::FMI2_CS_FUNCTIONS) {
+            let exports = pe::exported_symbols(&bytes).and_then(|names| {
+                match elf::compare(&names, &elf::FMI2_CS_FUNCTIONS) {
                     (missing, extra) if missing.is_empty() && extra.is_empty() => Ok(()),
                     (missing, extra) => Err(format!("missing {missing:?} extra {extra:?}")),
-                });
+                }
+            });
             r.add(name, exports);
         }
         Err(e) => {

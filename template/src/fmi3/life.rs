@@ -15,8 +15,8 @@
 use super::ffi::*;
 use crate::fmu_state;
 use crate::shell::{
-    c_str, check_categories, enter, instance_name, out, slice, warning_as_status,
-    Component, Level, Sink,
+    c_str, check_categories, enter, instance_name, out, slice, warning_as_status, Component, Level,
+    Sink,
 };
 use lcsfmu::fmi2::state::Call;
 use lcsfmu::fmi2::{EventOptions, FmiResult};
@@ -88,10 +88,11 @@ pub extern "C" fn fmi3InstantiateCoSimulation(
         let token = unsafe { c_str(instantiationToken) };
         // The FMI 3.0 shell is built per model only (the prebuilt runtime is
         // FMI 2.0's), so the resource path is not read.
-        let mut instance = match crate::model_source::instance(token.as_deref(), None, "instantiationToken") {
-            Ok(i) => i,
-            Err(e) => return refuse(sink, &name, what, &e),
-        };
+        let mut instance =
+            match crate::model_source::instance(token.as_deref(), None, "instantiationToken") {
+                Ok(i) => i,
+                Err(e) => return refuse(sink, &name, what, &e),
+            };
         let options = EventOptions {
             event_mode_used: eventModeUsed,
             early_return_allowed: earlyReturnAllowed,

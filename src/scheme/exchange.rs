@@ -82,6 +82,8 @@ pub struct Exchange {
     last_event: f64,
     changed_at: Vec<u64>,
     x_before: Vec<f64>,
+    /// A state projected before it is known to be taken.
+    trial: Vec<f64>,
 }
 
 impl Exchange {
@@ -118,6 +120,7 @@ impl Exchange {
             last_event: f64::NEG_INFINITY,
             changed_at: vec![NEVER; nu],
             x_before: vec![0.0; nx],
+            trial: vec![0.0; nx],
         }
     }
 
@@ -202,9 +205,22 @@ impl Exchange {
         let crowded = t - self.last_event < EVENT_FLOOR * t.abs().max(1.0);
         self.last_event = t;
         self.previous.copy_from_slice(&self.active);
-        if crowded {
-            return self.accumulate(lcs, x, w);
+        let outcome = if crowded {
+            self.accumulate(lcs, x, w)
+        } else {
+            self.switch(lcs, x, w)
+        };
+        if outcome.is_err() {
+            // A failed event leaves the mode as it was (the importer's state is
+            // untouched: `x` moves only after a mode is chosen).
+            self.active.copy_from_slice(&self.previous);
+            let _ = self.build(lcs, w);
         }
+        outcome
+    }
+
+    /// The next mode at a regular event, and the projection onto it.
+    fn switch(&mut self, lcs: &Lcs, x: &mut [f64], w: &[f64]) -> Result<EventOutcome, StepError> {
         // The fired guards' pairs change side; the selection LCP decides when
         // that is not the motion.
         for r in 0..self.mode.guards.len() {
@@ -244,8 +260,16 @@ impl Exchange {
         if self.build(lcs, w).is_err() || self.mode.drift(x) > ACCUMULATION_DRIFT {
             return Err(StepError::SingularMode);
         }
-        self.project(x);
-        if !self.mode.consistent(x, self.atol) {
+        // Projected on a copy: a refused accumulation leaves `x` as it was.
+        let mut trial = std::mem::take(&mut self.trial);
+        trial.copy_from_slice(x);
+        self.mode.project(&mut trial, self.atol);
+        let follows = self.mode.consistent(&trial, self.atol);
+        if follows {
+            x.copy_from_slice(&trial);
+        }
+        self.trial = trial;
+        if !follows {
             return Err(StepError::SingularMode);
         }
         self.mark_changes();

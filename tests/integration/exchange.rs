@@ -205,9 +205,13 @@ fn crowded_events_slide_the_switching_pairs_or_fail_with_the_reason() {
     // The same pair again 1e-13 later: an accumulation. Its pair cannot slide
     // on x1 = 0 there (the motion crosses the axis), so the event fails with
     // the reason instead of switching for ever.
+    let mode = ex.active_set().to_vec();
     let mut x = vec![-1e-6, 4.0 / 3.0];
     let again = ex.event(&lcs, &mut x, &[], 1.0 / 3.0 + 1e-13);
     assert!(again.is_err(), "{again:?} {:?}", ex.active_set());
+    // ... and leaves the mode and the state as they were.
+    assert_eq!(ex.active_set(), mode.as_slice());
+    assert_eq!(x, vec![-1e-6, 4.0 / 3.0]);
     // Where the pairs can slide (at the origin), an accumulation ends there.
     let mut ex = Exchange::new(m.nx(), m.nu(), m.nw(), 1e-10);
     let mut x = vec![1e-3, -1e-3];

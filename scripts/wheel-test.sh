@@ -54,7 +54,9 @@ echo "wheel test: $(basename "$wheel"), $(du -k "$wheel" | cut -f1) kB"
 audit=$(auditwheel show "$wheel" | tr -s ' \n' ' ')
 grep -q 'consistent with the following platform tag: "manylinux_2_17_x86_64"' <<<"$audit" ||
     { echo "$audit" >&2; exit 1; }
-unzip -Z1 "$wheel" | grep -qx 'lcsfmu-[0-9.]*\.data/scripts/lcsfmu' ||
+# Listings are read whole before grep: `grep -q` stops at the first match, and the
+# writer's SIGPIPE would fail the pipeline under pipefail (it did once, at random).
+grep -qx 'lcsfmu-[0-9.]*\.data/scripts/lcsfmu' <<<"$(unzip -Z1 "$wheel")" ||
     { unzip -l "$wheel" >&2; exit 1; }
 
 # 3. A fresh venv, no toolchain.
@@ -71,7 +73,7 @@ env -i HOME="$tmp/home" PATH="$tmp/venv/bin:/usr/bin:/bin" \
         start=$(date +%s.%N)
         lcsfmu build "$model.toml" -o "$model.fmu" >/dev/null
         echo "wheel test: lcsfmu build $model.toml $(echo "$(date +%s.%N) - $start" | bc) s"
-        unzip -Z1 "$model.fmu" | grep -qx "binaries/win64/$model.dll"
+        grep -qx "binaries/win64/$model.dll" <<<"$(unzip -Z1 "$model.fmu")"
         report=$(lcsfmu check "$model.fmu")
         grep -q "^PASS binary loaded and run for 10 steps in a child process: " <<<"$report" ||
             { echo "$report" >&2; exit 1; }

@@ -276,16 +276,21 @@ fn binary(
             "exports exactly the 75 functions of fmi3Functions.h",
         ),
     };
-    let exports =
-        elf::exported_symbols(&bytes).and_then(|names| match elf::compare(&names, expected) {
-            (missing, extra) if missing.is_empty() && extra.is_empty() => Ok(()),
-            (missing, extra) => Err(format!("missing {missing:?} extra {extra:?}")),
-        });
+    let exports = elf::exported_symbols(&bytes).and_then(|names| exactly(&names, expected));
     r.add(what, exports);
     if version == FmiVersion::V2 {
         win64(r, archive, id);
     }
     Some(so)
+}
+
+/// Whether a binary exports exactly `expected` (ELF and PE alike); the error
+/// names what is missing and what is extra.
+fn exactly(names: &[String], expected: &[&'static str]) -> Result<(), String> {
+    match elf::compare(names, expected) {
+        (missing, extra) if missing.is_empty() && extra.is_empty() => Ok(()),
+        (missing, extra) => Err(format!("missing {missing:?} extra {extra:?}")),
+    }
 }
 
 /// The win64 DLL, when the archive has one: its export directory (it cannot be run here).
@@ -295,12 +300,8 @@ fn win64(r: &mut Report, archive: &mut Archive, id: &str) {
     match archive.read(&dll) {
         Ok(None) => {}
         Ok(Some(bytes)) => {
-            let exports = pe::exported_symbols(&bytes).and_then(|names| {
-                match elf::compare(&names, &elf::FMI2_CS_FUNCTIONS) {
-                    (missing, extra) if missing.is_empty() && extra.is_empty() => Ok(()),
-                    (missing, extra) => Err(format!("missing {missing:?} extra {extra:?}")),
-                }
-            });
+            let exports = pe::exported_symbols(&bytes)
+                .and_then(|names| exactly(&names, &elf::FMI2_CS_FUNCTIONS));
             r.add(name, exports);
         }
         Err(e) => {

@@ -419,7 +419,18 @@ pub unsafe fn slice_mut<'a, T>(p: *mut T, n: usize, what: &str) -> FmiResult<&'a
 ///
 /// # Safety
 /// `p` is NULL or valid for writes.
+#[inline]
 pub unsafe fn out<'a, T>(p: *mut T, what: &str) -> FmiResult<&'a mut T> {
-    p.as_mut()
-        .ok_or_else(|| FmiError::error(format!("{what} is NULL")))
+    match p.as_mut() {
+        Some(r) => Ok(r),
+        None => Err(null_out(what)),
+    }
+}
+
+/// The error of a NULL out-parameter, out of line: `fmi3DoStep` checks four
+/// of them on every step, and the common path should be four tests only.
+#[cold]
+#[inline(never)]
+fn null_out(what: &str) -> FmiError {
+    FmiError::error(format!("{what} is NULL"))
 }

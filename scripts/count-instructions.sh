@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Instructions per DoStep of bundled models, counted by callgrind (deterministic,
+# unlike wall-clock figures on a shared machine): each model is built with
+# --fmi 2 and --fmi 3, stepped N times by benches/callgrind/step_driver.c, and
+# only the DoStep function is counted.
+#
+# usage: scripts/count-instructions.sh [MODEL.toml ...]   (default: a linear and a
+#        nonlinear model of each kind)   env: STEP (1e-3), STEPS (10000), LCSFMU
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+step=${STEP:-1e-3} steps=${STEPS:-10000}
+bin=${LCSFMU:-target/release/lcsfmu}
+[ -x "$bin" ] || cargo build --release --quiet
+models=("$@")
+[ ${#models[@]} -gt 0 ] || models=(models/sign_spiral.toml models/coulomb_friction.toml
+    models/vdp_saturation.toml models/bouncing_ball.toml models/pendulum_stop.toml)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+gcc -O2 -o "$work/driver" benches/callgrind/step_driver.c -ldl
+
+# count VERSION FMU: instructions per step of that archive's binary.
+count() {
+    local version=$1 fmu=$2 dir token so
+    dir="$work/$(basename "$fmu" .fmu)-$version"
+    mkdir -p "$dir" && (cd "$dir" && unzip -q "$fmu")
+    token=$(grep -oE '(guid|instantiationToken)="[^"]*"' "$dir/modelDescription.xml" | head -1 | cut -d'"' -f2)
+    so=$(ls "$dir"/binaries/*/*.so)
+    valgrind --tool=callgrind --callgrind-out-file="$dir/cg" --toggle-collect="fmi${version}DoStep" \
+        "$work/driver" "$version" "$so" "$token" "$step" "$steps" >/dev/null 2>"$dir/log" \
+        || { cat "$dir/log" >&2; exit 1; }
+    local total
+    total=$(grep -E '^(summary|totals):' "$dir/cg" | head -1 | awk '{print $2}')
+    echo $((total / steps))
+}
+
+printf '%-24s %12s %12s\n' model fmi2DoStep fmi3DoStep
+for model in "${models[@]}"; do
+    name=$(basename "$model" .toml)
+    "$bin" build "$model" -o "$work/$name-2.fmu" >/dev/null
+    "$bin" build "$model" --fmi 3 -o "$work/$name-3.fmu" >/dev/null
+    printf '%-24s %12s %12s\n' "$name" "$(count 2 "$work/$name-2.fmu")" "$(count 3 "$work/$name-3.fmu")"
+done
+echo "(instructions per step, callgrind, $steps steps of $step s; the step's own code only)"

@@ -14,9 +14,14 @@ use std::process::ExitCode;
 pub struct Args {
     /// The shared library, extracted from the FMU.
     library: PathBuf,
+    /// Drive FMI 3.0's API (fmi3InstantiateCoSimulation ...) instead of FMI 2.0's.
+    #[arg(long)]
+    fmi3: bool,
+    /// The GUID, or FMI 3.0's instantiation token.
     #[arg(long)]
     guid: String,
-    /// The resource location passed to fmi2Instantiate (a file:// URI).
+    /// The resource location passed to the instantiation (FMI 2.0: a file://
+    /// URI; FMI 3.0: a directory path ending in `/`).
     #[arg(long)]
     resources: String,
     #[arg(long, allow_negative_numbers = true)]
@@ -48,6 +53,7 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     let result = loader::limit_self(args.memory, args.cpu_seconds, args.file_size).and_then(|()| {
         loader::run(&Spec {
             library: args.library,
+            fmi3: args.fmi3,
             guid: args.guid,
             resources: args.resources,
             start: args.start,

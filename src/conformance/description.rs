@@ -4,14 +4,19 @@
 //! The reader keeps attribute values as the text written (a missing attribute is
 //! `None`), so the rules can tell an absent `initial` from a default one and a
 //! value reference that is not a number from a duplicate. It reads any FMI 2.0
-//! description, not only ours: `lcsfmu check` is meant for FMUs whatever wrote
-//! them, and for copies of ours that someone edited.
+//! or 3.0 description, not only ours: `lcsfmu check` is meant for FMUs whatever
+//! wrote them, and for copies of ours that someone edited. The two versions
+//! land in the same fields: an FMI 3.0 variable element (`Float64`, `Int32`,
+//! ...) is a [`Variable`] whose `kind` is the element's name and whose type
+//! attributes are its own; its `ModelStructure` entries (`Output`,
+//! `ContinuousStateDerivative`, `InitialUnknown`, `EventIndicator`) are
+//! [`Unknown`]s that name a value reference instead of an index.
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use std::collections::HashMap;
 
-/// One `ScalarVariable`.
+/// One `ScalarVariable` (FMI 2.0) or variable element (FMI 3.0).
 #[derive(Debug, Default)]
 pub struct Variable {
     pub name: Option<String>,
@@ -19,7 +24,8 @@ pub struct Variable {
     pub causality: Option<String>,
     pub variability: Option<String>,
     pub initial: Option<String>,
-    /// `Real`, `Integer`, `Boolean`, `String` or `Enumeration` (empty if none).
+    /// `Real`, `Integer`, `Boolean`, `String` or `Enumeration` (empty if none);
+    /// in FMI 3.0 the element's name (`Float64`, `Int32`, ...).
     pub kind: String,
     /// The type element's attributes (`start`, `unit`, `derivative`, ...).
     pub type_attributes: HashMap<String, String>,
@@ -43,7 +49,7 @@ impl Variable {
         }
         match (self.causality(), self.variability()) {
             ("input" | "independent", _) => None,
-            ("parameter", _) | (_, "constant") => Some("exact"),
+            ("parameter" | "structuralParameter", _) | (_, "constant") => Some("exact"),
             _ => Some("calculated"),
         }
     }
@@ -57,10 +63,13 @@ impl Variable {
     }
 }
 
-/// One `Unknown` of `ModelStructure`.
+/// One `Unknown` of `ModelStructure` (FMI 2.0), or one of its FMI 3.0 entries.
 #[derive(Debug)]
 pub struct Unknown {
+    /// FMI 2.0: the 1-based position in `ModelVariables`.
     pub index: Option<String>,
+    /// FMI 3.0: the variable's value reference.
+    pub value_reference: Option<String>,
     /// `None`: the attribute is absent (depends on everything).
     pub dependencies: Option<String>,
 }
@@ -74,6 +83,8 @@ pub struct Description {
     pub children: Vec<String>,
     /// `CoSimulation`'s attributes, when the element exists.
     pub co_simulation: Option<HashMap<String, String>>,
+    /// `ModelExchange`'s attributes, when the element exists.
+    pub model_exchange: Option<HashMap<String, String>>,
     pub units: Vec<String>,
     /// `DefaultExperiment`'s attributes, when the element exists.
     pub default_experiment: Option<HashMap<String, String>>,
@@ -82,6 +93,8 @@ pub struct Description {
     pub outputs: Option<Vec<Unknown>>,
     pub derivatives: Option<Vec<Unknown>>,
     pub initial_unknowns: Option<Vec<Unknown>>,
+    /// FMI 3.0's `EventIndicator` entries.
+    pub event_indicators: Option<Vec<Unknown>>,
 }
 
 fn attributes(e: &BytesStart) -> Result<HashMap<String, String>, String> {
@@ -128,6 +141,7 @@ pub fn parse(xml: &str) -> Result<Description, String> {
                 d.children.push(child.to_string());
                 match child {
                     "CoSimulation" => d.co_simulation = Some(attrs),
+                    "ModelExchange" => d.model_exchange = Some(attrs),
                     "DefaultExperiment" => d.default_experiment = Some(attrs),
                     _ => {}
                 }
@@ -146,6 +160,19 @@ pub fn parse(xml: &str) -> Result<Description, String> {
                     ..Variable::default()
                 });
             }
+            (Some("ModelVariables"), kind) => {
+                // FMI 3.0: the element is the variable, its type's attributes its own.
+                let get = |k: &str| attrs.get(k).cloned();
+                d.variables.push(Variable {
+                    name: get("name"),
+                    value_reference: get("valueReference"),
+                    causality: get("causality"),
+                    variability: get("variability"),
+                    initial: get("initial"),
+                    kind: kind.to_string(),
+                    type_attributes: attrs,
+                });
+            }
             (Some("ScalarVariable"), kind) => {
                 if let Some(v) = d.variables.last_mut() {
                     if v.kind.is_empty() {
@@ -153,6 +180,25 @@ pub fn parse(xml: &str) -> Result<Description, String> {
                         v.type_attributes = attrs;
                     }
                 }
+            }
+            (
+                Some("ModelStructure"),
+                entry @ ("Output"
+                | "ContinuousStateDerivative"
+                | "InitialUnknown"
+                | "EventIndicator"),
+            ) => {
+                let slot = match entry {
+                    "Output" => &mut d.outputs,
+                    "ContinuousStateDerivative" => &mut d.derivatives,
+                    "InitialUnknown" => &mut d.initial_unknowns,
+                    _ => &mut d.event_indicators,
+                };
+                slot.get_or_insert_with(Vec::new).push(Unknown {
+                    index: None,
+                    value_reference: attrs.get("valueReference").cloned(),
+                    dependencies: attrs.get("dependencies").cloned(),
+                });
             }
             (Some("ModelStructure"), list) => {
                 let slot = match list {
@@ -172,6 +218,7 @@ pub fn parse(xml: &str) -> Result<Description, String> {
                 if let Some(v) = slot {
                     v.push(Unknown {
                         index: attrs.get("index").cloned(),
+                        value_reference: None,
                         dependencies: attrs.get("dependencies").cloned(),
                     });
                 }

@@ -59,25 +59,6 @@ pub fn check(d: &Description) -> Vec<Rule> {
     ]
 }
 
-/// The rules lcsfmu checks on an FMI 3.0 description (the rest: FMPy's `validate`).
-pub fn check_fmi3(d: &Description) -> Vec<Rule> {
-    vec![
-        ("fmiVersion is \"3.0\"", Ok(())),
-        ("an instantiationToken is given", token(d)),
-        (
-            "CoSimulation element with a modelIdentifier",
-            co_simulation(d),
-        ),
-    ]
-}
-
-fn token(d: &Description) -> Result<(), String> {
-    match d.root.get("instantiationToken") {
-        Some(g) if !g.trim().is_empty() => Ok(()),
-        _ => Err("no instantiationToken attribute, or an empty one".into()),
-    }
-}
-
 fn fmi_version(d: &Description) -> Result<(), String> {
     match d.root.get("fmiVersion") {
         Some(v) if v == "2.0" => Ok(()),
@@ -93,7 +74,7 @@ fn guid(d: &Description) -> Result<(), String> {
     }
 }
 
-fn co_simulation(d: &Description) -> Result<(), String> {
+pub(super) fn co_simulation(d: &Description) -> Result<(), String> {
     let cs = d.co_simulation.as_ref().ok_or("no CoSimulation element")?;
     match cs.get("modelIdentifier") {
         Some(id) if !id.is_empty() => Ok(()),
@@ -134,7 +115,7 @@ fn element_order(d: &Description) -> Result<(), String> {
     Ok(())
 }
 
-fn unique_names(d: &Description) -> Result<(), String> {
+pub(super) fn unique_names(d: &Description) -> Result<(), String> {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, v) in d.variables.iter().enumerate() {
         let name = v
@@ -178,7 +159,7 @@ fn unique_value_references(d: &Description) -> Result<(), String> {
 /// FMI 2.0 section 2.2.9: with `variableNamingConvention="structured"` every
 /// name is `identifier` or `der(identifier[, order])`, where an identifier is
 /// dotted parts, each a C-like or quoted name with optional `[i,j]` indices.
-fn naming(d: &Description) -> Result<(), String> {
+pub(super) fn naming(d: &Description) -> Result<(), String> {
     if d.root.get("variableNamingConvention").map(String::as_str) != Some("structured") {
         return Ok(());
     }
@@ -256,7 +237,10 @@ fn identifier(s: &[u8]) -> Option<usize> {
 /// The legal `initial` values of a causality/variability pair (FMI 2.0 section
 /// 2.2.7); `None` when the pair itself is illegal, `Some(&[])` when `initial`
 /// must be absent.
-fn allowed_initial(causality: &str, variability: &str) -> Option<&'static [&'static str]> {
+pub(super) fn allowed_initial(
+    causality: &str,
+    variability: &str,
+) -> Option<&'static [&'static str]> {
     const EXACT: &[&str] = &["exact"];
     const CALCULATED: &[&str] = &["calculated", "approx"];
     const ANY: &[&str] = &["calculated", "exact", "approx"];
@@ -288,9 +272,9 @@ fn combinations(d: &Description) -> Result<(), String> {
     Ok(())
 }
 
-fn start_required(d: &Description) -> Result<(), String> {
+pub(super) fn start_required(d: &Description) -> Result<(), String> {
     for v in &d.variables {
-        let needed = matches!(v.causality(), "input" | "parameter")
+        let needed = matches!(v.causality(), "input" | "parameter" | "structuralParameter")
             || matches!(v.initial(), Some("exact" | "approx"));
         if needed && v.start().is_none() {
             return Err(format!("{} has no start value", v.label()));
@@ -299,7 +283,7 @@ fn start_required(d: &Description) -> Result<(), String> {
     Ok(())
 }
 
-fn start_forbidden(d: &Description) -> Result<(), String> {
+pub(super) fn start_forbidden(d: &Description) -> Result<(), String> {
     for v in &d.variables {
         let forbidden = v.initial() == Some("calculated") || v.causality() == "independent";
         if forbidden && v.start().is_some() {
@@ -324,7 +308,7 @@ fn no_initial_on_inputs(d: &Description) -> Result<(), String> {
     Ok(())
 }
 
-fn default_experiment(d: &Description) -> Result<(), String> {
+pub(super) fn default_experiment(d: &Description) -> Result<(), String> {
     let Some(e) = &d.default_experiment else {
         return Ok(());
     };
@@ -353,7 +337,7 @@ fn default_experiment(d: &Description) -> Result<(), String> {
     Ok(())
 }
 
-fn units(d: &Description) -> Result<(), String> {
+pub(super) fn units(d: &Description) -> Result<(), String> {
     // A set: a hostile description may declare as many units as variables.
     let declared: std::collections::HashSet<&String> = d.units.iter().collect();
     for v in &d.variables {

@@ -141,7 +141,11 @@ pub fn binary(
 ) -> Result<String, String> {
     let tmp = TempDir::new("lcsfmu-check")?;
     let library = extract(archive, so, tmp.path())?;
+    let fmi3 = d.root.get("fmiVersion").is_some_and(|v| v == "3.0");
     let attr = |name: &str| d.co_simulation.as_ref().and_then(|cs| cs.get(name));
+    // FMI 3.0 spells the FMU state with a capital S.
+    let flag = |v2: &str, v3: &str| attr(if fmi3 { v3 } else { v2 }).is_some_and(|v| v == "true");
+    let float = if fmi3 { "Float64" } else { "Real" };
     let experiment = |name: &str| {
         let e = d.default_experiment.as_ref()?;
         e.get(name)?.parse::<f64>().ok().filter(|v| v.is_finite())
@@ -151,23 +155,26 @@ pub fn binary(
     let reals: Vec<String> = d
         .variables
         .iter()
-        .filter(|v| v.kind == "Real")
+        .filter(|v| v.kind == float)
         .filter_map(|v| v.value_reference.as_deref()?.parse::<u32>().ok())
         .take(MAX_REALS)
         .map(|vr| vr.to_string())
         .collect();
+    let token = d.root.get(if fmi3 { "instantiationToken" } else { "guid" });
+    // FMI 2.0 passes the resources as a URI, FMI 3.0 as a path with a trailing separator.
+    let resources = tmp.path().join("resources");
+    let resources = match fmi3 {
+        true => format!("{}/", resources.display()),
+        false => file_uri(&resources),
+    };
     let mut cmd = Command::new(runner);
-    cmd.arg("__run-binary")
-        .arg(&library)
-        // `--name=value`: a value from the archive may begin with a dash.
-        .arg(format!(
-            "--guid={}",
-            d.root.get("guid").map_or("", String::as_str)
-        ))
-        .arg(format!(
-            "--resources={}",
-            file_uri(&tmp.path().join("resources"))
-        ))
+    cmd.arg("__run-binary").arg(&library);
+    if fmi3 {
+        cmd.arg("--fmi3");
+    }
+    // `--name=value`: a value from the archive may begin with a dash.
+    cmd.arg(format!("--guid={}", token.map_or("", String::as_str)))
+        .arg(format!("--resources={resources}"))
         .arg(format!(
             "--start={}",
             experiment("startTime").unwrap_or(0.0)
@@ -183,9 +190,9 @@ pub fn binary(
     if !reals.is_empty() {
         cmd.arg(format!("--reals={}", reals.join(",")));
     }
-    if attr("canGetAndSetFMUstate").is_some_and(|v| v == "true") {
+    if flag("canGetAndSetFMUstate", "canGetAndSetFMUState") {
         cmd.arg("--fmu-state");
-        if attr("canSerializeFMUstate").is_some_and(|v| v == "true") {
+        if flag("canSerializeFMUstate", "canSerializeFMUState") {
             cmd.arg("--serialize");
         }
     }

@@ -77,6 +77,7 @@ mod docs;
 mod event;
 mod exchange;
 mod fmi3;
+mod fmi3_check;
 mod fmu_check;
 mod fmus;
 mod forced_panic;

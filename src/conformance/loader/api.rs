@@ -1,19 +1,18 @@
-//! The C side of the loader: FMI 2.0's types and function signatures as the
-//! child calls them, the callbacks it hands the FMU (a logger that relays
-//! messages as `log` lines, and the allocation functions), and the lookup of the
-//! exported functions by name, which names every missing one at once.
+//! The C side of the loader for FMI 2.0: its types and function signatures as
+//! the child calls them, the callbacks it hands the FMU (a logger that relays
+//! messages as `log` lines, and the allocation functions), the lookup of the
+//! exported functions by name, which names every missing one at once, and the
+//! calls of the life cycle ([`Binary`]) made with them.
 //!
 //! The FMI 2.0 C types are a handful of `#[repr(C)]` lines written here, rather
 //! than generated bindings: nothing at build time needs libclang.
 
+use super::cycle::{ok, Binary, FmuState, Instance as Component, Names, Status};
+use super::{announce, Spec};
 use libloading::os::unix::Library;
-use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-pub type Component = *mut c_void;
-pub type FmuState = *mut c_void;
-pub type Status = c_int;
 
 /// FMI 2.0's logger is variadic (printf arguments after the message). A Rust
 /// function cannot be variadic on stable; on the Linux ABIs (x86-64 System V,
@@ -50,7 +49,7 @@ const MAX_LOG_LINES: usize = 200;
 static LOGGED: AtomicUsize = AtomicUsize::new(0);
 
 /// A C string the FMU passed, or `?` for NULL; long text cut.
-fn text(p: *const c_char) -> String {
+pub(super) fn text(p: *const c_char) -> String {
     if p.is_null() {
         return "?".into();
     }
@@ -67,16 +66,16 @@ extern "C" fn logger(
     category: *const c_char,
     message: *const c_char,
 ) {
+    relay(&status_name(status), category, message);
+}
+
+/// Relays one logged message as a `log` line, up to [`MAX_LOG_LINES`].
+pub(super) fn relay(status: &str, category: *const c_char, message: *const c_char) {
     if LOGGED.fetch_add(1, Ordering::Relaxed) >= MAX_LOG_LINES {
         return;
     }
     // Write errors (the parent gone) are ignored: a panic must not cross into C.
-    let line = format!(
-        "log {} {}: {}",
-        status_name(status),
-        text(category),
-        text(message)
-    );
+    let line = format!("log {status} {}: {}", text(category), text(message));
     drop(writeln!(std::io::stdout(), "{line}"));
 }
 
@@ -156,25 +155,31 @@ const NAMES: [&str; 14] = [
 /// The exported symbol `name` as a `T`.
 ///
 /// # Safety
-/// `T` must be the C signature FMI 2.0 gives `name` (fmi2FunctionTypes.h).
-unsafe fn get<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
+/// `T` must be the C signature the FMI standard gives `name`.
+pub(super) unsafe fn get<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
     let symbol = format!("{name}\0");
     let found = lib.get::<T>(symbol.as_bytes());
     found.map(|s| *s).map_err(|e| format!("{name}: {e}"))
 }
 
+/// `Ok` when the library exports every name, else the missing ones, all at once.
+pub(super) fn all_exported(lib: &Library, names: &[&str]) -> Result<(), String> {
+    // SAFETY: only looked up here, never called through this type.
+    let absent = |n: &&str| unsafe { get::<*const c_void>(lib, n) }.is_err();
+    let missing: Vec<&str> = names.iter().copied().filter(absent).collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the library does not export {}",
+            missing.join(", ")
+        ));
+    }
+    Ok(())
+}
+
 impl Api {
     /// Every function, or the names of all the missing ones.
     pub fn resolve(lib: &Library) -> Result<Api, String> {
-        // SAFETY: only looked up here, never called through this type.
-        let absent = |n: &&str| unsafe { get::<*const c_void>(lib, n) }.is_err();
-        let missing: Vec<&str> = NAMES.iter().copied().filter(absent).collect();
-        if !missing.is_empty() {
-            return Err(format!(
-                "the library does not export {}",
-                missing.join(", ")
-            ));
-        }
+        all_exported(lib, &NAMES)?;
         // SAFETY: each field's type is the FMI 2.0 signature of the name it is
         // looked up by.
         unsafe {
@@ -195,5 +200,118 @@ impl Api {
                 deserialize: get(lib, "fmi2DeSerializeFMUstate")?,
             })
         }
+    }
+}
+
+const NAMES2: Names = Names {
+    do_step: "fmi2DoStep",
+    get_reals: "fmi2GetReal",
+    get_state: "fmi2GetFMUstate",
+    set_state: "fmi2SetFMUstate",
+    free_state: "fmi2FreeFMUstate",
+    size: "fmi2SerializedFMUstateSize",
+    serialize: "fmi2SerializeFMUstate",
+    deserialize: "fmi2DeSerializeFMUstate",
+    terminate: "fmi2Terminate",
+    free_instance: "fmi2FreeInstance",
+};
+
+/// The callbacks handed to `fmi2Instantiate`: they must outlive the instance,
+/// which lives until the child exits.
+static CALLBACKS: std::sync::OnceLock<CallbacksCell> = std::sync::OnceLock::new();
+
+/// [`Callbacks`] holds raw pointers (all NULL or functions): shareable.
+struct CallbacksCell(Callbacks);
+// SAFETY: the pointers are NULL; the functions are thread-safe.
+unsafe impl Sync for CallbacksCell {}
+// SAFETY: as above.
+unsafe impl Send for CallbacksCell {}
+
+fn cstr(s: &str, what: &str) -> Result<CString, String> {
+    CString::new(s).map_err(|_| format!("{what} contains NUL"))
+}
+
+impl Binary for Api {
+    fn names(&self) -> &'static Names {
+        &NAMES2
+    }
+
+    unsafe fn instantiate(&self, spec: &Spec) -> Result<Component, String> {
+        let (name, guid) = (cstr("lcsfmu check", "name")?, cstr(&spec.guid, "guid")?);
+        let resources = cstr(&spec.resources, "resource location")?;
+        let callbacks = &CALLBACKS
+            .get_or_init(|| CallbacksCell(Callbacks::relaying()))
+            .0;
+        announce("fmi2Instantiate");
+        let c = (self.instantiate)(
+            name.as_ptr(),
+            1, // fmi2CoSimulation
+            guid.as_ptr(),
+            resources.as_ptr(),
+            callbacks,
+            0,
+            0,
+        );
+        if c.is_null() {
+            return Err("fmi2Instantiate returned NULL".into());
+        }
+        Ok(c)
+    }
+
+    unsafe fn initialize(&self, c: Component, spec: &Spec, stop: f64) -> Result<(), String> {
+        announce("fmi2SetupExperiment");
+        let status = (self.setup)(c, 0, 0.0, spec.start, 1, stop);
+        ok(self, status, "fmi2SetupExperiment")?;
+        announce("fmi2EnterInitializationMode");
+        ok(self, (self.enter)(c), "fmi2EnterInitializationMode")?;
+        announce("fmi2ExitInitializationMode");
+        ok(self, (self.exit)(c), "fmi2ExitInitializationMode")
+    }
+
+    unsafe fn do_step(&self, c: Component, t: f64, h: f64) -> Result<(), String> {
+        match (self.do_step)(c, t, h, 1) {
+            0 | 1 => Ok(()),
+            s => Err(format!("returned {}", status_name(s))),
+        }
+    }
+
+    unsafe fn get_reals(&self, c: Component, vrs: &[u32], values: &mut [f64]) -> Status {
+        (self.get_real)(c, vrs.as_ptr(), vrs.len(), values.as_mut_ptr())
+    }
+
+    unsafe fn get_state(&self, c: Component, state: &mut FmuState) -> Status {
+        (self.get_state)(c, state)
+    }
+
+    unsafe fn set_state(&self, c: Component, state: FmuState) -> Status {
+        (self.set_state)(c, state)
+    }
+
+    unsafe fn free_state(&self, c: Component, state: &mut FmuState) -> Status {
+        (self.free_state)(c, state)
+    }
+
+    unsafe fn serialized_size(&self, c: Component, state: FmuState, size: &mut usize) -> Status {
+        (self.size)(c, state, size)
+    }
+
+    unsafe fn serialize(&self, c: Component, state: FmuState, bytes: &mut [u8]) -> Status {
+        (self.serialize)(c, state, bytes.as_mut_ptr().cast(), bytes.len())
+    }
+
+    unsafe fn deserialize(&self, c: Component, bytes: &[u8], state: &mut FmuState) -> Status {
+        (self.deserialize)(c, bytes.as_ptr().cast(), bytes.len(), state)
+    }
+
+    unsafe fn terminate(&self, c: Component) -> Status {
+        (self.terminate)(c)
+    }
+
+    unsafe fn free_instance(&self, c: Component) {
+        (self.free_instance)(c)
+    }
+
+    fn status_name(&self, s: Status) -> String {
+        status_name(s)
     }
 }

@@ -32,6 +32,19 @@ pub struct Variable {
 }
 
 impl Variable {
+    /// The attributes every version puts on the variable's element itself.
+    fn from_attributes(attrs: &HashMap<String, String>) -> Variable {
+        let get = |k: &str| attrs.get(k).cloned();
+        Variable {
+            name: get("name"),
+            value_reference: get("valueReference"),
+            causality: get("causality"),
+            variability: get("variability"),
+            initial: get("initial"),
+            ..Variable::default()
+        }
+    }
+
     pub fn causality(&self) -> &str {
         self.causality.as_deref().unwrap_or("local")
     }
@@ -149,29 +162,14 @@ pub fn parse(xml: &str) -> Result<Description, String> {
             (Some("UnitDefinitions"), "Unit") => {
                 d.units.extend(attrs.get("name").cloned());
             }
-            (Some("ModelVariables"), "ScalarVariable") => {
-                let get = |k: &str| attrs.get(k).cloned();
-                d.variables.push(Variable {
-                    name: get("name"),
-                    value_reference: get("valueReference"),
-                    causality: get("causality"),
-                    variability: get("variability"),
-                    initial: get("initial"),
-                    ..Variable::default()
-                });
-            }
-            (Some("ModelVariables"), kind) => {
-                // FMI 3.0: the element is the variable, its type's attributes its own.
-                let get = |k: &str| attrs.get(k).cloned();
-                d.variables.push(Variable {
-                    name: get("name"),
-                    value_reference: get("valueReference"),
-                    causality: get("causality"),
-                    variability: get("variability"),
-                    initial: get("initial"),
-                    kind: kind.to_string(),
-                    type_attributes: attrs,
-                });
+            (Some("ModelVariables"), element) => {
+                let mut v = Variable::from_attributes(&attrs);
+                if element != "ScalarVariable" {
+                    // FMI 3.0: the element is the variable, its type's attributes its own.
+                    v.kind = element.to_string();
+                    v.type_attributes = attrs;
+                }
+                d.variables.push(v);
             }
             (Some("ScalarVariable"), kind) => {
                 if let Some(v) = d.variables.last_mut() {

@@ -3,15 +3,26 @@
 //! API in the child process included, and copies with one edit to the XML fail
 //! with exactly the expected line of FMI 3.0's rules.
 
-use super::fmu_check::rewrite;
-use lcsfmu::conformance::{self, Outcome};
+use super::fmu_check::{failures, rewrite};
+use lcsfmu::conformance;
 use lcsfmu::export::{self, BuildEnv};
 use lcsfmu::fmi_version::FmiVersion;
 use lcsfmu::model::validate;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-/// The FMI 3.0 FMU of a bundled model (built on every call: a handful per run).
+/// The FMI 3.0 FMUs built so far: each once per run, since the tests run in
+/// parallel and one must not rewrite an archive another is reading.
+static BUILT: Mutex<Option<HashMap<String, PathBuf>>> = Mutex::new(None);
+
+/// The FMI 3.0 FMU of a bundled model.
 fn fmu3(stem: &str) -> PathBuf {
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    let built = built.get_or_insert_with(HashMap::new);
+    if let Some(out) = built.get(stem) {
+        return out.clone();
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let path = root.join(format!("models/{stem}.toml"));
     let model = validate::load(&path).unwrap_or_else(|e| panic!("{e}"));
@@ -21,6 +32,7 @@ fn fmu3(stem: &str) -> PathBuf {
         ..BuildEnv::from_env()
     };
     export::build(&model, &path, &out, &env).unwrap_or_else(|e| panic!("{stem}: {e}"));
+    built.insert(stem.to_string(), out.clone());
     out
 }
 
@@ -55,17 +67,6 @@ fn fmi3_archives_pass_every_check_and_their_binary_runs() {
             assert!(lines.iter().any(|l| l == rule), "{stem}: {rule}");
         }
     }
-}
-
-/// The FAIL lines of the report of `fmu` (no child run).
-fn failures(fmu: &Path) -> Vec<String> {
-    let report = conformance::check(fmu, None);
-    report
-        .checks
-        .iter()
-        .filter(|c| matches!(c.outcome, Outcome::Fail(_)))
-        .map(|c| c.to_string())
-        .collect()
 }
 
 #[test]

@@ -21,7 +21,7 @@ pub fn out_dir() -> PathBuf {
 }
 
 /// The FAIL lines of a report.
-fn failures(fmu: &Path) -> Vec<String> {
+pub fn failures(fmu: &Path) -> Vec<String> {
     let report = conformance::check(fmu, None);
     report
         .checks

@@ -31,28 +31,28 @@ const DEFAULT_SEQUENCES: usize = 10_000;
 const MAX_CALLS: u64 = 60;
 
 /// xorshift64*: small, deterministic, good enough to pick arguments.
-struct Rng(u64);
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
-    fn chance(&mut self, percent: u64) -> bool {
+    pub fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len() as u64) as usize]
     }
 }
 
 /// Numbers an importer might pass as values, times or step sizes.
-const NUMBERS: [f64; 16] = [
+pub const NUMBERS: [f64; 16] = [
     0.0,
     -0.0,
     1.0,
@@ -127,13 +127,13 @@ struct Session {
 
 /// Statuses per FMI function.
 #[derive(Default)]
-struct Histogram(BTreeMap<&'static str, [usize; 6]>);
+pub struct Histogram(pub BTreeMap<&'static str, [usize; 6]>);
 
 impl Histogram {
-    fn add(&mut self, function: &'static str, status: u32) {
+    pub fn add(&mut self, function: &'static str, status: u32) {
         self.0.entry(function).or_default()[status.min(5) as usize] += 1;
     }
-    fn total(&self) -> [usize; 6] {
+    pub fn total(&self) -> [usize; 6] {
         let mut t = [0; 6];
         for row in self.0.values() {
             for (a, b) in t.iter_mut().zip(row) {
@@ -142,7 +142,7 @@ impl Histogram {
         }
         t
     }
-    fn table(&self) -> String {
+    pub fn table(&self) -> String {
         let mut s = format!(
             "{:<30}{:>9}{:>9}{:>9}{:>9}{:>7}\n",
             "function", "OK", "Warning", "Discard", "Error", "Fatal"
@@ -460,7 +460,7 @@ fn target(name: &str, other: &str) -> Target {
 }
 
 /// A number from the environment (decimal, or hexadecimal with `0x`).
-fn env_or(key: &str, default: u64) -> u64 {
+pub fn env_or(key: &str, default: u64) -> u64 {
     let Ok(v) = std::env::var(key) else {
         return default;
     };

@@ -17,7 +17,7 @@ use std::sync::Mutex;
 static BUILT: Mutex<Option<HashMap<String, PathBuf>>> = Mutex::new(None);
 
 /// The FMI 3.0 FMU of a bundled model.
-fn fmu3(stem: &str) -> PathBuf {
+pub fn fmu3(stem: &str) -> PathBuf {
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     let built = built.get_or_insert_with(HashMap::new);
     if let Some(out) = built.get(stem) {
@@ -38,7 +38,7 @@ fn fmu3(stem: &str) -> PathBuf {
 
 /// One model of each scheme and kind: time-stepping with an input,
 /// event-driven, Newton (nonlinear), mechanical, nonlinear mechanical.
-const MODELS: [&str; 5] = [
+pub const MODELS: [&str; 5] = [
     "saturated_integrator",
     "rlc_diode",
     "vdp_saturation",

@@ -71,6 +71,7 @@ mod binary_run;
 mod blocks;
 mod c_header;
 mod call_sequences;
+mod call_sequences3;
 mod coupled;
 mod description;
 mod docs;

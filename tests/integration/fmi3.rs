@@ -6,7 +6,7 @@
 use lcsfmu::conformance;
 use lcsfmu::export::{self, BuildEnv};
 use lcsfmu::fmi2::state::Phase;
-use lcsfmu::fmi2::{EventOptions, Instance};
+use lcsfmu::fmi2::{EventOptions, FmiResult, Instance};
 use lcsfmu::fmi_version::FmiVersion;
 use lcsfmu::model::validate;
 use std::path::PathBuf;
@@ -123,6 +123,35 @@ fn without_event_mode_the_step_is_the_fmi2_step() {
             }
             assert_eq!(two.states(), three.states(), "{scheme:?} at {t}");
             assert_eq!(two.pairs(), three.pairs(), "{scheme:?} at {t}");
+        }
+        assert_eq!(events, 1, "{scheme:?}: the diode switches once");
+    }
+}
+
+/// FMI 3.0's Event Mode path of the core allocates nothing: steps that return
+/// early at the diode's switch (event-driven) or note the change of active set
+/// (time-stepping), and the Event Mode round trip after each.
+#[test]
+fn event_mode_steps_allocate_nothing() {
+    for scheme in [None, Some("event-driven")] {
+        let mut inst = started(scheme, BOTH);
+        inst.update_discrete_states().unwrap();
+        inst.enter_step_mode().unwrap();
+        let mut events = 0;
+        while inst.time() < 5.0 {
+            let t = inst.time();
+            let (n, stepped) = super::alloc::allocations(|| -> FmiResult<bool> {
+                inst.do_step(t, 0.1)?;
+                if inst.event_pending() {
+                    inst.enter_event_mode()?;
+                    while inst.update_discrete_states()? {}
+                    inst.enter_step_mode()?;
+                    return Ok(true);
+                }
+                Ok(false)
+            });
+            events += usize::from(stepped.unwrap_or_else(|e| panic!("{scheme:?} at {t}: {e:?}")));
+            assert_eq!(n, 0, "{scheme:?}: the step from {t} allocated {n} times");
         }
         assert_eq!(events, 1, "{scheme:?}: the diode switches once");
     }

@@ -207,9 +207,22 @@ impl MechNewtonStepper {
             worst = worst.max(scaled(r[i], s[i]));
             s[i] /= self.mass_diag[i];
         }
+        // Gaps: the linearization error is a velocity error times h, so it
+        // counts against h times the velocities' term sizes (positions are far
+        // larger: against them the velocities would converge only to TOL |q|/h);
+        // an error within the gap's own rounding (64 eps times its terms) counts
+        // as none.
+        // (`rate0` is Moreau–Jean's and free here.)
+        let vel_mag = &mut self.rate0;
+        vel_mag.fill(0.0);
+        for &(k, j, g) in &self.lin.gap.entries {
+            vel_mag[k] += h * g.abs() * self.sigma[j];
+        }
         for k in 0..sys.contacts() {
-            let p = sys.pair[k];
-            worst = worst.max(scaled(self.gap[k] - self.y_lcp[p], self.rate0_mag[k]));
+            let err = self.gap[k] - self.y_lcp[sys.pair[k]];
+            if err.abs() > 64.0 * f64::EPSILON * self.rate0_mag[k] {
+                worst = worst.max(scaled(err, vel_mag[k]));
+            }
         }
         // Slips: T(q̄) v̄ + offset against the slip the LCP saw (y = s + β).
         let nf = sys.mu.len();

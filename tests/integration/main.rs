@@ -87,6 +87,7 @@ mod instance;
 mod lcp_alloc;
 mod log_capture;
 mod mech_nonlinear;
+mod mech_schemes;
 mod mechanics;
 mod model_errors;
 mod models;

@@ -95,6 +95,7 @@ mod nonlinear;
 mod numeric;
 mod plot;
 mod siconos_options;
+mod siconos_rocking_block;
 mod theta_gamma;
 mod tiny_steps;
 mod units;

@@ -6,10 +6,11 @@
 //! - projected and plain Moreau–Jean agree bit for bit until the first
 //!   contact, and to O(h) between impacts afterwards;
 //! - Newton counts per step and the residual at acceptance (printed);
-//! - FMU-state replay bit for bit;
+//! - FMU-state replay bit for bit; no allocation on the step path;
 //! - `moreau-jean-direct-projection` is refused for such models with the
 //!   field and the reason.
 
+use super::alloc::allocations;
 use crate::{column, model_path, run};
 use lcsfmu::fmi2::Instance;
 use lcsfmu::model::{validate, Model};
@@ -100,9 +101,7 @@ fn apart_from_impacts(
             let c = column(t, r);
             for k in 1..n {
                 if (c[k] - c[k - 1]).abs() > jump {
-                    for d in k.saturating_sub(3)..(k + 2).min(n) {
-                        near[d] = true;
-                    }
+                    near[k.saturating_sub(3)..(k + 2).min(n)].fill(true);
                 }
             }
         }
@@ -212,4 +211,26 @@ fn direct_projection_refuses_nonlinear_mechanics() {
         "{}",
         e.message
     );
+}
+
+#[test]
+fn projected_and_semi_explicit_steps_allocate_nothing() {
+    for method in ["moreau-jean-projected", "semi-explicit"] {
+        for stem in ["rocking_block", "pendulum_stop"] {
+            let mut i = Instance::new(with_method(stem, method), "{g}");
+            i.setup_experiment(0.0, None).unwrap();
+            i.enter_initialization_mode().unwrap();
+            i.exit_initialization_mode().unwrap();
+            // Through the block's impacts, projections and resting contacts
+            // (and the pendulum's first two impacts), with a change of step.
+            let mut t = 0.0;
+            for k in 0..2500usize {
+                let h = if k < 2000 { 1e-3 } else { 5e-4 };
+                let (n, r) = allocations(|| i.do_step(t, h));
+                r.unwrap();
+                assert_eq!(n, 0, "{stem}, {method}: step {k} allocated {n} times");
+                t += h;
+            }
+        }
+    }
 }

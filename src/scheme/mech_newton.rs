@@ -265,7 +265,9 @@ impl MechNewtonStepper {
         if !self.inverse.factor(&self.lin, h * self.theta) {
             return Err(StepError::SingularIteration { h });
         }
-        self.contacts.fill(&self.lin, &self.inverse, 1.0);
+        // Semi-explicit pairs are forces: impulses and gap changes scale by h.
+        let c = if self.semi_explicit { h } else { 1.0 };
+        self.contacts.fill(&self.lin, &self.inverse, c);
         Ok(self.contacts.to_dense())
     }
 

@@ -40,6 +40,10 @@
 //! both sides alike. The iteration starts from the step's start state with
 //! zero percussions and the LCP solver's warm start (both held in FMU states),
 //! so a restored run repeats bit for bit. Nothing here allocates per step.
+//!
+//! The same workspace steps `moreau-jean-projected` (this step, then the
+//! Newton projection of [`projection`]) and `semi-explicit` (its own loop,
+//! [`semi_explicit`]).
 
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]

@@ -233,6 +233,20 @@ impl MechPrograms {
         }
     }
 
+    /// The magnitudes of the gaps' terms at `at` (`|g0| + Σ|G q|` plus the
+    /// remainder's), the size their rounding is relative to.
+    pub fn gap_magnitude(&self, sys: &MechSystem, at: &Point, mag: &mut [f64]) {
+        for (m, g0) in mag.iter_mut().zip(&sys.gap0) {
+            *m = g0.abs();
+        }
+        for &(k, j, a) in &sys.gap.entries {
+            mag[k] += (a * at.x[j]).abs();
+        }
+        for p in &self.gap {
+            mag[p.row] += p.magnitude(&self.params, at).1;
+        }
+    }
+
     /// `G(q) = ∂g/∂q` into `lin.gap`.
     pub fn gap_jacobian(&self, sys: &MechSystem, at: &Point, lin: &mut MechSystem) {
         copy_values(&mut lin.gap, &sys.gap);

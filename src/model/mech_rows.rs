@@ -49,7 +49,7 @@ impl Validator<'_> {
         let Some(nl) = &m.nonlinear else {
             return Ok(());
         };
-        if method == super::Method::MoreauJean {
+        if method != super::Method::MoreauJeanDirectProjection {
             return Ok(());
         }
         let what = if !nl.force.is_empty() {
@@ -62,7 +62,7 @@ impl Validator<'_> {
         self.fail(
             "scheme.method",
             format!(
-                "{what} of this model is nonlinear (or reads time): only method = \"moreau-jean\" steps such models for now ('{}' has no Newton iteration yet)",
+                "{what} of this model is nonlinear (or reads time): '{}' does not step such models yet (its index set and Euclidean projection have no Newton iteration); use \"moreau-jean-projected\", \"moreau-jean\" or \"semi-explicit\"",
                 method.file_name()
             ),
         )

@@ -629,7 +629,7 @@ impl Model {
                     .all(|(k, _)| m.contacts.get(*k).is_some_and(|c| c.friction.is_some()));
                 if !nl.is_consistent(np, n, nw, nc)
                     || !slips_frictional
-                    || self.scheme.method != Method::MoreauJean
+                    || self.scheme.method == Method::MoreauJeanDirectProjection
                 {
                     return Err("embedded model: nonlinear mechanics are inconsistent".into());
                 }

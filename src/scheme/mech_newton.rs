@@ -40,11 +40,17 @@
 //! both sides alike. The iteration starts from the step's start state with
 //! zero percussions and the LCP solver's warm start (both held in FMU states),
 //! so a restored run repeats bit for bit. Nothing here allocates per step.
+//!
+//! The same workspace steps `moreau-jean-projected` (this step, then the
+//! Newton projection of [`projection`]) and `semi-explicit` (its own loop,
+//! [`semi_explicit`]).
 
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
+mod projection;
 mod residual;
+mod semi_explicit;
 
 use super::contact::{Contacts, Inverse};
 use super::newton::{NewtonStats, MAX_ITERATIONS, TOL};
@@ -53,8 +59,9 @@ use crate::lcp::{self, Bound};
 use crate::lcs::Lcs;
 use crate::mechanics::MechSystem;
 use crate::model::program::Point;
-use crate::model::{Impact, Scheme};
+use crate::model::{Impact, Method, Scheme};
 use nalgebra::DMatrix;
+use projection::NonlinearProjection;
 
 /// Per-instance workspace of the nonlinear Moreau–Jean step, sized once.
 pub struct MechNewtonStepper {
@@ -98,6 +105,10 @@ pub struct MechNewtonStepper {
     /// LCP solves of the last step.
     pub iterations: usize,
     pub stats: NewtonStats,
+    /// The position correction of `moreau-jean-projected`.
+    projection: Option<NonlinearProjection>,
+    /// The position-level scheme (`semi-explicit`) instead of Moreau–Jean.
+    semi_explicit: bool,
 }
 
 impl MechNewtonStepper {
@@ -112,8 +123,12 @@ impl MechNewtonStepper {
         let (n, nc, nf) = (sys.dof, sys.contacts(), sys.mu.len());
         let nu = nc + 3 * nf;
         let v = |k| vec![0.0; k];
+        let semi_explicit = scheme.method == Method::SemiExplicit;
         MechNewtonStepper {
-            theta: scheme.theta,
+            projection: (scheme.method == Method::MoreauJeanProjected)
+                .then(|| NonlinearProjection::new(&lin)),
+            semi_explicit,
+            theta: if semi_explicit { 0.0 } else { scheme.theta },
             gamma: scheme.gamma,
             impact: scheme.impact,
             size: StepSize::new(),
@@ -202,6 +217,9 @@ impl MechNewtonStepper {
             .as_ref()
             .expect("a mechanical stepper runs a mechanical model");
         self.size.set(h);
+        if self.semi_explicit {
+            return self.step_semi_explicit(sys, x, w, t, h);
+        }
         self.begin(sys, x, w, t, h);
         let mut info = lcp::Info {
             status: lcp::Status::Solved,
@@ -214,6 +232,10 @@ impl MechNewtonStepper {
             self.linearize(sys, w, t + h);
             let worst = self.residual(sys, x, h, solves > 0);
             if worst <= TOL {
+                if let Some(pr) = &mut self.projection {
+                    let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
+                    pr.project(nl, sys, &mut self.xb, w, &self.rate0, &self.u_bar, h)?;
+                }
                 return self.accept(solves, worst, info);
             }
             if solves == MAX_ITERATIONS || !worst.is_finite() {
@@ -247,7 +269,9 @@ impl MechNewtonStepper {
         if !self.inverse.factor(&self.lin, h * self.theta) {
             return Err(StepError::SingularIteration { h });
         }
-        self.contacts.fill(&self.lin, &self.inverse, 1.0);
+        // Semi-explicit pairs are forces: impulses and gap changes scale by h.
+        let c = if self.semi_explicit { h } else { 1.0 };
+        self.contacts.fill(&self.lin, &self.inverse, c);
         Ok(self.contacts.to_dense())
     }
 
@@ -276,6 +300,9 @@ impl MechNewtonStepper {
         }
         nl.gap(sys, &start, &mut self.gap);
         nl.gap_jacobian(sys, &start, &mut self.lin);
+        if let Some(pr) = &mut self.projection {
+            pr.gap_precision(nl, sys, &start);
+        }
         self.rate0.fill(0.0);
         self.rate0_mag.fill(0.0);
         for &(k, j, g) in &self.lin.gap.entries {
@@ -293,7 +320,13 @@ impl MechNewtonStepper {
             } else {
                 sys.restitution[k]
             };
-            let engaged = self.gap[k] + self.gamma * h * u <= 0.0;
+            // The projected variant: a closed contact takes part too (see
+            // `projection`).
+            let engaged = self.gap[k] + self.gamma * h * u <= 0.0
+                || self
+                    .projection
+                    .as_ref()
+                    .is_some_and(|p| p.touching(self.gap[k]));
             self.engaged[k] = engaged;
             hi[sys.pair[k]] = if engaged { f64::INFINITY } else { 0.0 };
         }

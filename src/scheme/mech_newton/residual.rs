@@ -95,7 +95,7 @@ impl MechNewtonStepper {
 
 /// `|r| / s`; a zero scale counts only a zero residual as converged, and NaN
 /// (a program evaluated outside its domain) as infinite.
-fn scaled(r: f64, s: f64) -> f64 {
+pub(super) fn scaled(r: f64, s: f64) -> f64 {
     let x = if s > 0.0 {
         r.abs() / s
     } else if r == 0.0 {

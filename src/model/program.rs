@@ -460,6 +460,31 @@ mod tests {
     }
 
     #[test]
+    fn time_derivatives_and_jumps_in_time() {
+        let at = Point {
+            x: &[0.3],
+            u: &[],
+            w: &[],
+            t: 0.25,
+        };
+        let e = program("k*cos(3*time)*x + time^2").unwrap();
+        let (v, dt) = e.eval_tangent(&[2.0], &at, TIME_SEED);
+        assert_eq!(v, e.eval_at(&[2.0], &at));
+        let exact = -2.0 * 3.0 * (0.75f64).sin() * 0.3 + 0.5;
+        assert!((dt - exact).abs() <= 1e-15, "{dt} vs {exact}");
+        assert_eq!(e.eval_tangent(&[2.0], &at, 0).1, 2.0 * (0.75f64).cos());
+        assert_eq!(e.jump_in_time(), None);
+        for (src, jump) in [
+            ("x + step(k - frac(time/k))", Some("frac")),
+            ("floor(2*time)*x", Some("floor")),
+            ("abs(time - k) + x", None),
+            ("step(k)*x + floor(k)", None),
+        ] {
+            assert_eq!(program(src).unwrap().jump_in_time(), jump, "{src}");
+        }
+    }
+
+    #[test]
     fn magnitudes_add_over_sums() {
         let e = program("x - 0.3 + k*y").unwrap();
         let at = Point {

@@ -10,6 +10,11 @@
 //!   (detection, Brent on the Hermite interpolant, the mode the guard
 //!   suggests built and refused, the selection LCP, the next mode built).
 //!
+//! - *per RHS evaluation of a nonlinear mode*: `vdp_saturation` over [0, 4] (two
+//!   switches), wall time divided by the evaluations (each one a Newton solve of the free
+//!   pairs, the model's programs with their Jacobians by automatic differentiation, the
+//!   guards as nonlinear functions; events included).
+//!
 //! Best of 5 runs of 200 repetitions each; figures depend on the machine and are
 //! printed, never asserted. Run: `cargo bench --bench event`.
 
@@ -67,6 +72,12 @@ fn main() {
     println!(
         "rlc_diode over [0, 1.2] (rtol {:e}): {} steps, {} RHS evaluations, {} events: {:.1} ns per RHS evaluation",
         rlc.scheme.event.rtol, r.steps, r.rhs, r.events, per_rhs * 1e9
+    );
+    let vdp = event_driven("vdp_saturation");
+    let (seconds, r) = best(&vdp, 4.0, 0.1, 50);
+    println!(
+        "vdp_saturation (nonlinear modes) over [0, 4]: {} steps, {} RHS evaluations, {} events: {:.1} ns per RHS evaluation",
+        r.steps, r.rhs, r.events, seconds / r.rhs as f64 * 1e9
     );
     let helix = event_driven("square_helix");
     let (seconds, r) = best(&helix, 10.0, 0.1, 200);

@@ -203,7 +203,7 @@ fn model_step(stem: &str) -> (Problem, usize) {
         let y = match &stepper {
             Stepper::Theta(s) => s.y_next.clone(),
             Stepper::Mechanical(s) => s.y_next.clone(),
-            Stepper::Event(_) => panic!("{stem}: event-driven"),
+            Stepper::Event(_) | Stepper::EventNonlinear(_) => panic!("{stem}: event-driven"),
             Stepper::Newton(_) | Stepper::MechNewton(_) => panic!("{stem}: nonlinear"),
         };
         let uk = stepper.multipliers().to_vec();

@@ -13,7 +13,7 @@
 
 use crate::lcs::Lcs;
 use crate::model::expr::Expr;
-use crate::model::program::{Nonlinear, Point};
+use crate::model::program::{Nonlinear, Point, TIME_SEED};
 use crate::model::{ExprMatrix, System};
 use nalgebra::{DMatrix, DVector};
 
@@ -185,6 +185,22 @@ impl Ncs {
                 }
             }
         }
+    }
+
+    /// `∂c/∂t` at `at` into `ct` (the linear part does not read time).
+    pub fn relation_time_derivative(&self, at: &Point, ct: &mut [f64]) {
+        ct.fill(0.0);
+        for p in &self.y {
+            ct[p.row] += p.tangent(&self.params, at, TIME_SEED).1;
+        }
+    }
+
+    /// Whether the remainder of relation row `row` reads variable `var`
+    /// (states, then pairs, then inputs).
+    pub fn relation_reads(&self, row: usize, var: usize) -> bool {
+        self.y
+            .iter()
+            .any(|p| p.row == row && p.reads.binary_search(&var).is_ok())
     }
 
     /// The nonlinear remainder of named output `k` at `at` (0 when it is linear).

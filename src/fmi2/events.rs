@@ -99,10 +99,13 @@ impl Instance {
         if !std::mem::take(&mut self.event_pending) {
             return Ok(false);
         }
-        match self
-            .stepper
-            .update_mode(&self.lcs, &self.states, &self.inputs)
-        {
+        match self.stepper.update_mode(
+            &self.lcs,
+            &self.states,
+            &self.pairs,
+            &self.inputs,
+            self.time,
+        ) {
             Ok(false) => Ok(false),
             Ok(true) => {
                 self.stepper.take_result(&mut self.states, &mut self.pairs);

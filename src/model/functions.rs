@@ -115,6 +115,11 @@ impl Func {
     pub fn nonsmooth(self) -> bool {
         matches!(self, Func::Abs | Func::Floor | Func::Frac | Func::Step)
     }
+
+    /// Whether the function jumps (not only has kinks).
+    pub fn jumps(self) -> bool {
+        matches!(self, Func::Floor | Func::Frac | Func::Step)
+    }
 }
 
 /// Binary operators and functions of two arguments.

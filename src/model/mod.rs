@@ -665,7 +665,7 @@ impl Model {
         if let Some(nl) = &self.nonlinear {
             let rows = (nx, nu, self.outputs.len());
             if !nl.is_consistent(np, nx + nu + nw, rows)
-                || (nl.dynamics() && self.scheme.method != Method::Theta)
+                || (nl.dynamics() && !self.scheme.method.first_order())
             {
                 return Err("embedded model: nonlinear programs are inconsistent".into());
             }

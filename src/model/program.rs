@@ -47,6 +47,10 @@ impl Point<'_> {
     }
 }
 
+/// The seed of [`Expr::eval_tangent`] that differentiates along `time`
+/// (variables are numbered far below it).
+pub const TIME_SEED: u32 = u32::MAX - 1;
+
 /// What a name in a nonlinear program stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operand {
@@ -212,6 +216,34 @@ impl Expr {
         self.ops().iter().any(|op| matches!(op, Op::Time))
     }
 
+    /// The first function that jumps (`step`, `floor`, `frac`) applied to an
+    /// argument that reads `time`, if any: such a program is discontinuous in
+    /// time (of variables these functions are refused at compilation).
+    pub fn jump_in_time(&self) -> Option<&'static str> {
+        // Per stack entry: whether it reads time.
+        let mut stack = [false; MAX_STACK];
+        let mut top = 0usize;
+        for op in self.ops() {
+            match *op {
+                Op::Const(_) | Op::Param(_) | Op::Var(_) | Op::Time => {
+                    stack[top] = matches!(op, Op::Time);
+                    top += 1;
+                }
+                Op::Neg => {}
+                Op::Call(f) => {
+                    if stack[top - 1] && f.jumps() {
+                        return Some(f.name());
+                    }
+                }
+                Op::Bin(_) => {
+                    top -= 1;
+                    stack[top - 1] |= stack[top];
+                }
+            }
+        }
+        None
+    }
+
     /// The deepest stack the program needs (callers that evaluate it often
     /// keep this and pick a small stack, see [`Expr::eval_tangent_in`]).
     pub fn depth(&self) -> usize {
@@ -224,6 +256,7 @@ impl Expr {
     }
 
     /// The value and its derivative with respect to variable `seed`
+    /// ([`TIME_SEED`]: with respect to `time`)
     /// (forward mode: each stack entry is a dual number `(value, tangent)`).
     pub fn eval_tangent(&self, p: &[f64], at: &Point, seed: u32) -> (f64, f64) {
         self.eval_tangent_in::<MAX_STACK>(p, at, seed)
@@ -252,7 +285,7 @@ impl Expr {
                     top += 1;
                 }
                 Op::Time => {
-                    stack[top] = (at.t, 0.0);
+                    stack[top] = (at.t, if seed == TIME_SEED { 1.0 } else { 0.0 });
                     top += 1;
                 }
                 Op::Neg => {
@@ -424,6 +457,31 @@ mod tests {
         assert_eq!(e.eval_tangent(&p, &at, 1).1, 2.0 * 0.3 * -1.7);
         assert_eq!(e.variables(), vec![0, 1]);
         assert!(!e.is_well_formed_program(1, 1));
+    }
+
+    #[test]
+    fn time_derivatives_and_jumps_in_time() {
+        let at = Point {
+            x: &[0.3],
+            u: &[],
+            w: &[],
+            t: 0.25,
+        };
+        let e = program("k*cos(3*time)*x + time^2").unwrap();
+        let (v, dt) = e.eval_tangent(&[2.0], &at, TIME_SEED);
+        assert_eq!(v, e.eval_at(&[2.0], &at));
+        let exact = -2.0 * 3.0 * (0.75f64).sin() * 0.3 + 0.5;
+        assert!((dt - exact).abs() <= 1e-15, "{dt} vs {exact}");
+        assert_eq!(e.eval_tangent(&[2.0], &at, 0).1, 2.0 * (0.75f64).cos());
+        assert_eq!(e.jump_in_time(), None);
+        for (src, jump) in [
+            ("x + step(k - frac(time/k))", Some("frac")),
+            ("floor(2*time)*x", Some("floor")),
+            ("abs(time - k) + x", None),
+            ("step(k)*x + floor(k)", None),
+        ] {
+            assert_eq!(program(src).unwrap().jump_in_time(), jump, "{src}");
+        }
     }
 
     #[test]

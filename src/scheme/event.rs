@@ -1,8 +1,11 @@
-//! Event-driven integration of a first-order LCS, with zero-crossing location.
+//! Event-driven integration of a first-order model, with zero-crossing location.
 //!
 //! The classical alternative to time-stepping (zero-crossing slides): in each
-//! mode (an active set, see [`mode`](super::mode)) the system is a linear
-//! ODE, integrated with an embedded Runge–Kutta pair and step-size control;
+//! mode (an active set, see [`mode`](super::mode)) the system is an ODE (a
+//! linear one for a linear model, a nonlinear one with sources in `time`
+//! for a nonlinear model, see [`mode_nl`](super::mode_nl); the stepper is
+//! generic over the two, see [`dynamics`](super::dynamics)),
+//! integrated with an embedded Runge–Kutta pair and step-size control;
 //! after each accepted step the mode's guards are checked for a sign change,
 //! the earliest one is located on the step's cubic Hermite interpolant with
 //! Brent's method, the state is moved there, and the next mode is selected.
@@ -22,12 +25,15 @@
 //! communication step, or two closer than [`EVENT_FLOOR`]), or a mode that is
 //! not an ODE (a singular equation for its free pairs), end event-driven
 //! integration for the rest of the communication step, which time-stepping
-//! (the model's theta-method, one step) finishes: the sign spiral lands on
-//! its origin instead of hanging. The report of each step says so.
+//! (the model's theta-method, one step; the Newton–Josephy step for a
+//! nonlinear model) finishes: the sign spiral lands on its origin instead of
+//! hanging. The report of each step says so.
 
+use super::dynamics::{Fallback, ModeDynamics};
 use super::mode::{Guard, ModeSystem, SingularMode, DRIFT_TOL};
+use super::mode_nl::NonlinearMode;
 use super::rk::{brent, error_norm, hermite, next_step, Stages};
-use super::{tidy, StepError, ThetaStepper};
+use super::{tidy, NewtonStepper, StepError, ThetaStepper};
 use crate::lcp::{self, Bound, Problem, Solver};
 use crate::lcs::Lcs;
 use crate::model::{EventSettings, ThetaGamma};
@@ -77,10 +83,54 @@ impl StepReport {
     }
 }
 
-/// Per-instance workspace of the event-driven scheme.
-pub struct EventStepper {
+/// What the scheme tells after each step, apart from the stepper's mode kind.
+pub struct EventLog {
+    /// The last modes entered, most recent at `cycle_at`, for reports.
+    cycle: Vec<Bound>,
+    cycle_at: usize,
+    cycle_len: usize,
+    pub report: StepReport,
+    /// Where (from the step's start) the last step stopped at an event.
+    pub stopped_at: Option<f64>,
+}
+
+impl EventLog {
+    fn new(nu: usize) -> Self {
+        EventLog {
+            cycle: vec![Bound::Free; CYCLE * nu],
+            cycle_at: 0,
+            cycle_len: 0,
+            report: StepReport::default(),
+            stopped_at: None,
+        }
+    }
+
+    /// The modes entered most recently, oldest first (for an accumulation report).
+    pub fn recent_modes(&self) -> impl Iterator<Item = &[Bound]> {
+        let nu = self.cycle.len() / CYCLE;
+        (0..self.cycle_len).rev().map(move |back| {
+            let k = (self.cycle_at + CYCLE - back) % CYCLE;
+            &self.cycle[k * nu..(k + 1) * nu]
+        })
+    }
+
+    /// Records the mode just entered for reports.
+    fn remember(&mut self, active: &[Bound]) {
+        let nu = active.len();
+        self.cycle_at = (self.cycle_at + 1) % CYCLE;
+        self.cycle_len = (self.cycle_len + 1).min(CYCLE);
+        self.cycle[self.cycle_at * nu..(self.cycle_at + 1) * nu].copy_from_slice(active);
+    }
+}
+
+/// The event-driven scheme on a nonlinear first-order model.
+pub type NonlinearEventStepper = EventStepper<NonlinearMode, NewtonStepper>;
+
+/// Per-instance workspace of the event-driven scheme, over a mode kind `M`
+/// with the time-stepping `B` that finishes what events cannot do.
+pub struct EventStepper<M = ModeSystem, B = ThetaStepper> {
     settings: EventSettings,
-    mode: ModeSystem,
+    mode: M,
     active: Vec<Bound>,
     /// The mode at the start of the step, and before the last event.
     previous: Vec<Bound>,
@@ -91,7 +141,7 @@ pub struct EventStepper {
     select_u: Vec<f64>,
     select_y: Vec<f64>,
     /// Time-stepping for what events cannot do.
-    fallback: ThetaStepper,
+    fallback: B,
     stages: Stages,
     x: Vec<f64>,
     f0: Vec<f64>,
@@ -100,11 +150,7 @@ pub struct EventStepper {
     xe: Vec<f64>,
     /// The step the controller proposes next (NaN before the first).
     h_next: f64,
-    /// The last modes entered, most recent at `cycle_at`, for reports.
-    cycle: Vec<Bound>,
-    cycle_at: usize,
-    cycle_len: usize,
-    pub report: StepReport,
+    pub log: EventLog,
     pub x_next: Vec<f64>,
     pub u_next: Vec<f64>,
     /// Stop at each located event instead of changing mode inside the step
@@ -113,15 +159,29 @@ pub struct EventStepper {
     /// The guard that fired at the event the last step stopped at; the mode
     /// changes when [`EventStepper::update_mode`] handles it.
     pending: Option<Guard>,
-    /// Where (from the step's start) the last step stopped at an event.
-    pub stopped_at: Option<f64>,
 }
 
 impl EventStepper {
     pub fn new(nx: usize, nu: usize, nw: usize, theta: f64, settings: EventSettings) -> Self {
+        let mode = ModeSystem::new(nx, nu, nw);
+        let fallback = ThetaStepper::new(nx, nu, nw, theta, ThetaGamma::default());
+        EventStepper::with(mode, fallback, nx, nu, settings)
+    }
+}
+
+impl NonlinearEventStepper {
+    pub fn nonlinear(nx: usize, nu: usize, nw: usize, theta: f64, settings: EventSettings) -> Self {
+        let mode = NonlinearMode::new(nx, nu, nw);
+        let fallback = NewtonStepper::new(nx, nu, theta);
+        EventStepper::with(mode, fallback, nx, nu, settings)
+    }
+}
+
+impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
+    fn with(mode: M, fallback: B, nx: usize, nu: usize, settings: EventSettings) -> Self {
         EventStepper {
             settings,
-            mode: ModeSystem::new(nx, nu, nw),
+            mode,
             active: vec![Bound::Free; nu],
             previous: vec![Bound::Free; nu],
             previous_event_mode: vec![Bound::Free; nu],
@@ -142,7 +202,7 @@ impl EventStepper {
             ),
             select_u: vec![0.0; nu],
             select_y: vec![0.0; nu],
-            fallback: ThetaStepper::new(nx, nu, nw, theta, ThetaGamma::default()),
+            fallback,
             stages: Stages::new(nx),
             x: vec![0.0; nx],
             f0: vec![0.0; nx],
@@ -150,15 +210,11 @@ impl EventStepper {
             f1: vec![0.0; nx],
             xe: vec![0.0; nx],
             h_next: f64::NAN,
-            cycle: vec![Bound::Free; CYCLE * nu],
-            cycle_at: 0,
-            cycle_len: 0,
-            report: StepReport::default(),
+            log: EventLog::new(nu),
             x_next: vec![0.0; nx],
             u_next: vec![0.0; nu],
             stop_at_events: false,
             pending: None,
-            stopped_at: None,
         }
     }
 
@@ -173,18 +229,29 @@ impl EventStepper {
     /// or the selection LCP decides; the state is projected onto the new
     /// mode's constraints. The result (state and multipliers) is in `x_next`
     /// and `u_next`. False when no event was pending (nothing changes).
-    pub fn update_mode(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<bool, StepError> {
+    pub fn update_mode(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        u: &[f64],
+        w: &[f64],
+        t0: f64,
+    ) -> Result<bool, StepError> {
         let Some(guard) = self.pending.take() else {
             return Ok(false);
         };
         self.x.copy_from_slice(x);
         self.x_next.copy_from_slice(&self.x);
+        self.mode.warm_start(u);
         // No time passes here: a mode that needs a selection step to describe
         // the motion keeps the selection's multipliers, and the next step
         // selects again with room to take it.
-        if self.change_mode(lcs, w, guard, &mut 0.0, 0.0)? {
+        if self.change_mode(lcs, w, guard, t0, &mut 0.0, 0.0)? {
             self.x_next.copy_from_slice(&self.x);
-            self.mode.multipliers(&self.x, &mut self.u_next);
+            self.mode.multipliers(lcs, t0, &self.x, &mut self.u_next);
+            if let Some(why) = self.mode.take_failure() {
+                return Err(why);
+            }
         } else {
             self.u_next.copy_from_slice(&self.select_u);
         }
@@ -203,6 +270,7 @@ impl EventStepper {
         lcs: &Lcs,
         w: &[f64],
         guard: Guard,
+        t0: f64,
         t: &mut f64,
         big_h: f64,
     ) -> Result<bool, StepError> {
@@ -211,19 +279,21 @@ impl EventStepper {
         // crossing rather than a release), the mode-selection LCP decides.
         self.flip(guard);
         let settings = self.settings;
-        let follows = self.mode.build(lcs, &self.active, w).is_ok()
-            && self.mode.consistent(&self.x, settings.atol);
+        let now = t0 + *t;
+        let follows = self.mode.build(lcs, &self.active, w, now, &self.x).is_ok()
+            && self.mode.consistent(lcs, now, &self.x, settings.atol);
         if follows {
-            self.remember_mode();
+            self.log.remember(&self.active);
         } else {
             self.active.copy_from_slice(&self.previous_event_mode);
-            if !self.enter_mode(lcs, w, t, big_h)? {
+            if !self.enter_mode(lcs, w, t0, t, big_h)? {
                 return Ok(false);
             }
         }
-        self.mode.project(&mut self.x, settings.atol);
-        self.mode.rhs(&self.x, &mut self.f0);
-        self.report.rhs += 1;
+        let now = t0 + *t;
+        self.mode.project(lcs, now, &mut self.x, settings.atol);
+        self.mode.rhs(lcs, now, &self.x, &mut self.f0);
+        self.log.report.rhs += 1;
         Ok(true)
     }
 
@@ -257,25 +327,17 @@ impl EventStepper {
         self.invalidate();
     }
 
-    /// The modes entered most recently, oldest first (for an accumulation report).
-    pub fn recent_modes(&self) -> impl Iterator<Item = &[Bound]> {
-        let nu = self.active.len();
-        (0..self.cycle_len).rev().map(move |back| {
-            let k = (self.cycle_at + CYCLE - back) % CYCLE;
-            &self.cycle[k * nu..(k + 1) * nu]
-        })
-    }
-
     /// The time-stepping LCP matrix of a step of size `h` (for inspection).
     pub fn lcp_matrix(&mut self, lcs: &Lcs, h: f64) -> Result<DMatrix<f64>, StepError> {
         self.fallback.lcp_matrix(lcs, h)
     }
 
-    /// Selects and builds the mode at the state `self.x` with inputs `w`;
-    /// false when that mode is not an ODE (its free pairs' equations are singular).
-    fn select_mode(&mut self, lcs: &Lcs, w: &[f64]) -> Result<bool, StepError> {
+    /// Selects and builds the mode at the state `self.x` at time `t` with
+    /// inputs `w`; false when that mode is not an ODE (its free pairs'
+    /// equations are singular).
+    fn select_mode(&mut self, lcs: &Lcs, w: &[f64], t: f64) -> Result<bool, StepError> {
         self.mode
-            .selection(lcs, &self.x, w, SELECT_STEP, &mut self.select);
+            .selection(lcs, t, &self.x, w, SELECT_STEP, &mut self.select);
         // The matrix is the same at every event of an assembly, but cheap to
         // factor next to an event; the warm start is the old mode.
         self.select_solver.matrix_changed();
@@ -283,13 +345,13 @@ impl EventStepper {
         let info = self
             .select_solver
             .solve(&self.select, &mut self.select_u, &mut self.select_y);
-        self.report.lcp_solves += 1;
+        self.log.report.lcp_solves += 1;
         if info.status != lcp::Status::Solved {
             return Err(StepError::Lcp(info));
         }
         self.active.copy_from_slice(self.select_solver.active_set());
-        self.remember_mode();
-        match self.mode.build(lcs, &self.active, w) {
+        self.log.remember(&self.active);
+        match self.mode.build(lcs, &self.active, w, t, &self.x) {
             Ok(()) => Ok(true),
             Err(SingularMode) => Ok(false),
         }
@@ -301,39 +363,48 @@ impl EventStepper {
         std::mem::swap(u, &mut self.u_next);
     }
 
-    /// The multipliers consistent with `x` and `w` at one instant: those of
+    /// The multipliers consistent with `x` and `w` at time `t`: those of
     /// the mode selected there.
     pub fn consistent_multipliers(
         &mut self,
         lcs: &Lcs,
         x: &[f64],
         w: &[f64],
+        t: f64,
     ) -> Result<lcp::Info, StepError> {
         self.x.copy_from_slice(x);
-        if !self.select_mode(lcs, w)? {
+        if !self.select_mode(lcs, w, t)? {
             return Err(StepError::SingularMode);
         }
-        self.mode.multipliers(x, &mut self.u_next);
+        self.mode.multipliers(lcs, t, x, &mut self.u_next);
+        if let Some(why) = self.mode.take_failure() {
+            return Err(why);
+        }
         Ok(solved())
     }
 
-    /// Integrates from `x` over a communication step of size `big_h` with the
-    /// inputs `w` held; the result is in `x_next`, `u_next` and `report`.
+    /// Integrates from `x` (multipliers `u`, which a nonlinear mode's
+    /// iteration starts from) at time `t0` over a communication step of size
+    /// `big_h` with the inputs `w` held; the result is in `x_next`, `u_next`
+    /// and the log's report.
     pub fn step(
         &mut self,
         lcs: &Lcs,
         x: &[f64],
+        u: &[f64],
         w: &[f64],
+        t0: f64,
         big_h: f64,
     ) -> Result<lcp::Info, StepError> {
-        self.report = StepReport::default();
-        self.stopped_at = None;
+        self.log.report = StepReport::default();
+        self.log.stopped_at = None;
         self.x.copy_from_slice(x);
+        self.mode.warm_start(u);
         let settings = self.settings;
         if let Some(guard) = self.pending.take() {
             // The importer stepped on without handling the event the last
             // step stopped at: the mode changes here, as it would have there.
-            self.change_mode(lcs, w, guard, &mut 0.0, big_h)?;
+            self.change_mode(lcs, w, guard, t0, &mut 0.0, big_h)?;
         }
         let order = settings.integrator.order();
         let tol_t = EVENT_TOL * big_h.max(1.0);
@@ -348,17 +419,17 @@ impl EventStepper {
         // The mode of the last step goes on unless it no longer describes the
         // motion (new inputs, or the end of a fallback): then the LCP decides.
         self.previous.copy_from_slice(&self.active);
-        let kept = self.mode.build(lcs, &self.active, w).is_ok()
-            && self.mode.consistent(&self.x, settings.atol);
-        let mut finish_by_stepping = !kept && !self.enter_mode(lcs, w, &mut t, big_h)?;
+        let kept = self.mode.build(lcs, &self.active, w, t0, &self.x).is_ok()
+            && self.mode.consistent(lcs, t0, &self.x, settings.atol);
+        let mut finish_by_stepping = !kept && !self.enter_mode(lcs, w, t0, &mut t, big_h)?;
         if self.active != self.previous {
             // A switch exactly at the communication point.
-            self.report.events += 1;
+            self.log.report.events += 1;
         }
         if !finish_by_stepping {
-            self.mode.project(&mut self.x, settings.atol);
-            self.mode.rhs(&self.x, &mut self.f0);
-            self.report.rhs += 1;
+            self.mode.project(lcs, t0 + t, &mut self.x, settings.atol);
+            self.mode.rhs(lcs, t0 + t, &self.x, &mut self.f0);
+            self.log.report.rhs += 1;
             if !(h > 0.0 && h.is_finite()) {
                 h = self.initial_step(big_h);
             }
@@ -368,15 +439,19 @@ impl EventStepper {
             let clipped = h >= remaining;
             let h_try = if clipped { remaining } else { h };
             self.stages.set_first(&self.f0);
-            let mode = &self.mode;
-            self.report.rhs += settings.integrator.step(
-                &mut |x, out| mode.rhs(x, out),
+            let mode = &mut self.mode;
+            self.log.report.rhs += settings.integrator.step(
+                &mut |s, x, out| mode.rhs(lcs, s, x, out),
+                t0 + t,
                 &self.x,
                 h_try,
                 &mut self.stages,
                 &mut self.x1,
                 &mut self.f1,
             );
+            if let Some(why) = self.mode.take_failure() {
+                return Err(why);
+            }
             let norm = error_norm(
                 &self.stages.err,
                 &self.x,
@@ -388,26 +463,30 @@ impl EventStepper {
                 return Err(StepError::NotFinite);
             }
             if norm > 1.0 {
-                self.report.rejected += 1;
+                self.log.report.rejected += 1;
                 h = next_step(h_try, norm, order);
                 if h < 1e-14 * big_h.max(1.0) {
                     return Err(StepError::StepTooSmall { h });
                 }
                 continue;
             }
-            self.report.steps += 1;
+            self.log.report.steps += 1;
             let proposal = next_step(h_try, norm, order);
             // Only a step that was not cut short by the communication point
             // says how large the next one may be.
             h = if clipped { h.max(proposal) } else { proposal };
-            match self.earliest_crossing(h_try, tol_t) {
+            let crossing = self.earliest_crossing(lcs, t0 + t, h_try, tol_t);
+            if let Some(why) = self.mode.take_failure() {
+                return Err(why);
+            }
+            match crossing {
                 None => {
                     std::mem::swap(&mut self.x, &mut self.x1);
                     std::mem::swap(&mut self.f0, &mut self.f1);
                     t = if clipped { big_h } else { t + h_try };
                 }
                 Some((s, guard)) => {
-                    self.report.events += 1;
+                    self.log.report.events += 1;
                     let t_event = if s >= 1.0 && clipped {
                         big_h
                     } else {
@@ -434,15 +513,15 @@ impl EventStepper {
                     // so an importer is never asked to step by nothing.
                     if self.stop_at_events && t_event > floor {
                         self.pending = Some(guard);
-                        self.stopped_at = Some(t_event);
+                        self.log.stopped_at = Some(t_event);
                         break;
                     }
-                    if crowded || self.report.events > settings.max_events_per_step {
-                        self.report.accumulation = Some(t);
+                    if crowded || self.log.report.events > settings.max_events_per_step {
+                        self.log.report.accumulation = Some(t);
                         finish_by_stepping = true;
                         break;
                     }
-                    if !self.change_mode(lcs, w, guard, &mut t, big_h)? {
+                    if !self.change_mode(lcs, w, guard, t0, &mut t, big_h)? {
                         finish_by_stepping = true;
                         break;
                     }
@@ -451,7 +530,7 @@ impl EventStepper {
         }
         self.h_next = h;
         if finish_by_stepping && shrinking >= 3 {
-            self.report.accumulation.get_or_insert(t);
+            self.log.report.accumulation.get_or_insert(t);
         }
         if finish_by_stepping && big_h - t <= 1e-12 * big_h.max(1.0) {
             // Nothing left to step over: the state stands, with the
@@ -463,10 +542,11 @@ impl EventStepper {
         if finish_by_stepping {
             let info = self
                 .fallback
-                .step(lcs, &self.x, &self.select_u, w, big_h - t)?;
-            self.report.lcp_solves += 1;
-            self.x_next.copy_from_slice(&self.fallback.x_next);
-            self.u_next.copy_from_slice(&self.fallback.u_next);
+                .finish(lcs, &self.x, &self.select_u, w, t0 + t, big_h - t)?;
+            self.log.report.lcp_solves += 1;
+            let (x_end, u_end) = self.fallback.result();
+            self.x_next.copy_from_slice(x_end);
+            self.u_next.copy_from_slice(u_end);
             self.active.copy_from_slice(self.fallback.active_set());
             if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
                 return Err(StepError::NotFinite);
@@ -474,7 +554,11 @@ impl EventStepper {
             return Ok(info);
         }
         self.x_next.copy_from_slice(&self.x);
-        self.mode.multipliers(&self.x, &mut self.u_next);
+        self.mode
+            .multipliers(lcs, t0 + big_h, &self.x, &mut self.u_next);
+        if let Some(why) = self.mode.take_failure() {
+            return Err(why);
+        }
         if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
             return Err(StepError::NotFinite);
         }
@@ -491,14 +575,6 @@ impl EventStepper {
         }
     }
 
-    /// Records the mode just entered for reports.
-    fn remember_mode(&mut self) {
-        let nu = self.active.len();
-        self.cycle_at = (self.cycle_at + 1) % CYCLE;
-        self.cycle_len = (self.cycle_len + 1).min(CYCLE);
-        self.cycle[self.cycle_at * nu..(self.cycle_at + 1) * nu].copy_from_slice(&self.active);
-    }
-
     /// Selects the mode at `self.x` and makes sure it describes the motion
     /// there: a mode that holds a pair at `y = 0` through its derivative while
     /// `y` is not yet 0 (the state is within one selection step of the
@@ -508,54 +584,69 @@ impl EventStepper {
         &mut self,
         lcs: &Lcs,
         w: &[f64],
+        t0: f64,
         t: &mut f64,
         big_h: f64,
     ) -> Result<bool, StepError> {
         for attempt in 0..2 {
-            if !self.select_mode(lcs, w)? {
-                self.report.singular_mode = true;
+            if !self.select_mode(lcs, w, t0 + *t)? {
+                self.log.report.singular_mode = true;
                 return Ok(false);
             }
-            if self.mode.drift(&self.x) <= DRIFT_TOL {
+            if self.mode.drift(lcs, t0 + *t, &self.x) <= DRIFT_TOL {
                 return Ok(true);
             }
             if attempt == 1 || big_h - *t <= SELECT_STEP {
                 break;
             }
             // One explicit step of the selection's length with its multipliers.
-            lcs_rate(lcs, &self.x, &self.select_u, w, &mut self.xe);
+            self.mode
+                .rate(lcs, t0 + *t, &self.x, &self.select_u, w, &mut self.xe);
             for (x, v) in self.x.iter_mut().zip(&self.xe) {
                 *x += SELECT_STEP * v;
             }
             *t += SELECT_STEP;
-            self.report.steps += 1;
+            self.log.report.steps += 1;
         }
-        self.report.singular_mode = true;
+        self.log.report.singular_mode = true;
         Ok(false)
     }
 
-    /// The earliest guard crossing over the step just taken, as a fraction of
-    /// it, located on the Hermite interpolant; `None` when no guard changes sign.
-    fn earliest_crossing(&mut self, h: f64, tol_t: f64) -> Option<(f64, Guard)> {
+    /// The earliest guard crossing over the step of size `h` from time `ta`
+    /// just taken, as a fraction of it, located on the Hermite interpolant;
+    /// `None` when no guard changes sign.
+    fn earliest_crossing(
+        &mut self,
+        lcs: &Lcs,
+        ta: f64,
+        h: f64,
+        tol_t: f64,
+    ) -> Option<(f64, Guard)> {
         let mut earliest: Option<(f64, Guard)> = None;
-        for r in 0..self.mode.guards.len() {
-            let (ga, gb) = (self.mode.guard(r, &self.x), self.mode.guard(r, &self.x1));
-            if gb >= -self.mode.guard_tolerance(r, &self.x1, self.settings.atol) {
+        let tb = ta + h;
+        for r in 0..self.mode.guard_list().len() {
+            let ga = self.mode.guard(lcs, ta, r, &self.x);
+            let gb = self.mode.guard(lcs, tb, r, &self.x1);
+            if gb
+                >= -self
+                    .mode
+                    .guard_tolerance(lcs, tb, r, &self.x1, self.settings.atol)
+            {
                 continue;
             }
             let s = if ga <= 0.0 {
                 0.0
             } else {
-                let (x0, f0, x1, f1, mode) = (&self.x, &self.f0, &self.x1, &self.f1, &self.mode);
-                let xe = &mut self.xe;
+                let (x0, f0, x1, f1) = (&self.x, &self.f0, &self.x1, &self.f1);
+                let (xe, mode) = (&mut self.xe, &mut self.mode);
                 let mut g = |s: f64| {
                     hermite(x0, f0, x1, f1, h, s, xe);
-                    mode.guard(r, xe)
+                    mode.guard(lcs, ta + s * h, r, xe)
                 };
                 brent(&mut g, 0.0, 1.0, ga, gb, tol_t / h)
             };
             if earliest.is_none_or(|(e, _)| s < e) {
-                earliest = Some((s, self.mode.guards[r]));
+                earliest = Some((s, self.mode.guard_list()[r]));
             }
         }
         earliest
@@ -586,11 +677,4 @@ fn solved() -> lcp::Info {
         residual: 0.0,
         iterations: 0,
     }
-}
-
-/// `out = A x + B u + E w + f`.
-fn lcs_rate(lcs: &Lcs, x: &[f64], u: &[f64], w: &[f64], out: &mut [f64]) {
-    crate::linalg::gemv_from(out, lcs.f.as_slice(), &lcs.a, x);
-    crate::linalg::gemv_acc(out, &lcs.b, u);
-    crate::linalg::gemv_acc(out, &lcs.e, w);
 }

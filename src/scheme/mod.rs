@@ -13,18 +13,20 @@
 mod contact;
 pub mod dims;
 mod direct_projection;
+mod dynamics;
 pub mod event;
 pub mod exchange;
 mod mech_newton;
 mod mechanical;
 mod mode;
+pub mod mode_nl;
 pub mod newton;
 mod projection;
 mod residual;
 mod rk;
 mod theta;
 
-pub use event::{EventStepper, StepReport};
+pub use event::{EventLog, EventStepper, NonlinearEventStepper, StepReport};
 pub use mech_newton::MechNewtonStepper;
 pub use mechanical::MechStepper;
 pub use newton::{NewtonStats, NewtonStepper};
@@ -54,6 +56,16 @@ pub enum StepError {
     StepTooSmall { h: f64 },
     /// The mode at the start is not an ODE (its free pairs' equations are singular).
     SingularMode,
+    /// The free pairs of a nonlinear mode (event-driven scheme) could not be
+    /// solved for at time `t`: after `iterations` Newton iterations the
+    /// largest scaled residual was `residual`, or (`singular`) their
+    /// Jacobian was singular.
+    ModeNewton {
+        iterations: usize,
+        residual: f64,
+        singular: bool,
+        t: f64,
+    },
     /// The Newton iteration of a nonlinear step did not converge: after
     /// `iterations` LCP solves the largest scaled residual was `residual`;
     /// `line_search` when no step length decreased the residual.
@@ -82,6 +94,18 @@ impl std::fmt::Display for StepError {
                 },
                 newton::TOL
             ),
+            StepError::ModeNewton {
+                iterations,
+                residual,
+                singular,
+                t,
+            } => {
+                if *singular {
+                    write!(f, "the mode's free pairs cannot be solved for at t = {t}: the Jacobian of their equations is singular (after {iterations} Newton iterations)")
+                } else {
+                    write!(f, "the mode's free pairs cannot be solved for at t = {t}: their Newton iteration did not converge in {iterations} iterations (largest scaled residual {residual:e}, tolerance {:e})", mode_nl::FREE_TOL)
+                }
+            }
             StepError::StepTooSmall { h } => write!(
                 f,
                 "the event-driven step size fell to {h:e}: the tolerances cannot be met"
@@ -203,6 +227,8 @@ pub enum Stepper {
     Theta(ThetaStepper),
     Mechanical(MechStepper),
     Event(EventStepper),
+    /// The event-driven scheme on a model with nonlinear dynamics or sources in time.
+    EventNonlinear(NonlinearEventStepper),
     /// The theta-method on a model with nonlinear dynamics or sources in time.
     Newton(NewtonStepper),
     /// Moreau–Jean on a model with nonlinear forces, gaps or slips.
@@ -215,6 +241,7 @@ macro_rules! each {
             Stepper::Theta($s) => $e,
             Stepper::Mechanical($s) => $e,
             Stepper::Event($s) => $e,
+            Stepper::EventNonlinear($s) => $e,
             Stepper::Newton($s) => $e,
             Stepper::MechNewton($s) => $e,
         }
@@ -224,6 +251,15 @@ macro_rules! each {
 impl Stepper {
     /// Workspace for `model`'s scheme; `lcs` must be [`Lcs::new`] of the same model.
     pub fn new(model: &Model, lcs: &Lcs) -> Self {
+        if model.nonlinear_dynamics() && model.scheme.method == Method::EventDriven {
+            return Stepper::EventNonlinear(NonlinearEventStepper::nonlinear(
+                model.nx(),
+                model.nu(),
+                model.nw(),
+                model.scheme.theta,
+                model.scheme.event,
+            ));
+        }
         if model.nonlinear_dynamics() {
             return Stepper::Newton(NewtonStepper::new(
                 model.nx(),
@@ -263,6 +299,7 @@ impl Stepper {
             Stepper::Theta(s) => s.specialize::<NX, NU, NW>(),
             Stepper::Mechanical(_)
             | Stepper::Event(_)
+            | Stepper::EventNonlinear(_)
             | Stepper::Newton(_)
             | Stepper::MechNewton(_) => false,
         }
@@ -313,7 +350,8 @@ impl Stepper {
         match self {
             Stepper::Theta(s) => s.step(lcs, x, u, w, h),
             Stepper::Mechanical(s) => s.step(lcs, x, w, h),
-            Stepper::Event(s) => s.step(lcs, x, w, h),
+            Stepper::Event(s) => s.step(lcs, x, u, w, t, h),
+            Stepper::EventNonlinear(s) => s.step(lcs, x, u, w, t, h),
             Stepper::Newton(s) => s.step(lcs, x, u, w, t, h),
             Stepper::MechNewton(s) => s.step(lcs, x, w, t, h),
         }
@@ -350,11 +388,12 @@ impl Stepper {
         each!(self, s => s.take_result(x, u))
     }
 
-    /// The event-driven stepper, when that is the scheme (for its reports).
+    /// What the event-driven stepper reports, when that is the scheme.
     #[inline]
-    pub fn event(&self) -> Option<&EventStepper> {
+    pub fn event(&self) -> Option<&EventLog> {
         match self {
-            Stepper::Event(s) => Some(s),
+            Stepper::Event(s) => Some(&s.log),
+            Stepper::EventNonlinear(s) => Some(&s.log),
             _ => None,
         }
     }
@@ -363,17 +402,28 @@ impl Stepper {
     /// mode change to [`Stepper::update_mode`] (FMI 3.0 early return); the
     /// time-stepping schemes have no event to stop at inside their step.
     pub fn set_stop_at_events(&mut self, on: bool) {
-        if let Stepper::Event(s) = self {
-            s.set_stop_at_events(on);
+        match self {
+            Stepper::Event(s) => s.set_stop_at_events(on),
+            Stepper::EventNonlinear(s) => s.set_stop_at_events(on),
+            _ => {}
         }
     }
 
     /// Changes the mode at the event the last step stopped at (event-driven
     /// scheme); the result is taken with [`Stepper::take_result`]. False, and
-    /// nothing to take, when no event is pending.
-    pub fn update_mode(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<bool, StepError> {
+    /// nothing to take, when no event is pending. `u` and `t` are the
+    /// multipliers and the time at the event.
+    pub fn update_mode(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        u: &[f64],
+        w: &[f64],
+        t: f64,
+    ) -> Result<bool, StepError> {
         match self {
-            Stepper::Event(s) => s.update_mode(lcs, x, w),
+            Stepper::Event(s) => s.update_mode(lcs, x, u, w, t),
+            Stepper::EventNonlinear(s) => s.update_mode(lcs, x, u, w, t),
             _ => Ok(false),
         }
     }
@@ -384,7 +434,10 @@ impl Stepper {
     pub fn averages_multipliers(&self) -> bool {
         !matches!(
             self,
-            Stepper::Mechanical(_) | Stepper::MechNewton(_) | Stepper::Event(_)
+            Stepper::Mechanical(_)
+                | Stepper::MechNewton(_)
+                | Stepper::Event(_)
+                | Stepper::EventNonlinear(_)
         )
     }
 
@@ -405,7 +458,8 @@ impl Stepper {
         match self {
             Stepper::Theta(s) => s.consistent_multipliers(lcs, x, w),
             Stepper::Mechanical(s) => s.consistent_multipliers(lcs, x, w),
-            Stepper::Event(s) => s.consistent_multipliers(lcs, x, w),
+            Stepper::Event(s) => s.consistent_multipliers(lcs, x, w, t),
+            Stepper::EventNonlinear(s) => s.consistent_multipliers(lcs, x, w, t),
             Stepper::Newton(s) => s.consistent_multipliers(lcs, x, w, t),
             Stepper::MechNewton(s) => s.consistent_multipliers(),
         }
@@ -419,6 +473,7 @@ impl Stepper {
             Stepper::Theta(s) => s.lcp_matrix(lcs, h),
             Stepper::Mechanical(s) => s.lcp_matrix(lcs, h),
             Stepper::Event(s) => s.lcp_matrix(lcs, h),
+            Stepper::EventNonlinear(s) => s.lcp_matrix(lcs, h),
             Stepper::Newton(s) => {
                 let (x, w) = (vec![0.0; lcs.a.nrows()], vec![0.0; lcs.e.ncols()]);
                 s.lcp_matrix(lcs, &x, &w, h)

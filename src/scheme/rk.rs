@@ -3,9 +3,11 @@
 //! estimate, the cubic Hermite interpolant of an accepted step, the step-size
 //! controller and Brent's root finder.
 //!
-//! Both pairs are written for an autonomous right-hand side (a mode is the
-//! linear ODE `x' = Ã x + b̃` with the inputs held), evaluated through a
-//! closure on caller-owned buffers, so a step allocates nothing.
+//! Both pairs take a right-hand side `f(t, x)` evaluated through a closure
+//! on caller-owned buffers, so a step allocates nothing. The pair is generic
+//! over the closure: a linear mode's right-hand side (`x' = Ã x + b̃` with the
+//! inputs held) ignores `t`, and once inlined the stage times it is passed
+//! cost nothing; a nonlinear mode reads them (sources in `time`).
 
 // Index loops over several slices of one length read more plainly than zips here.
 #![allow(clippy::needless_range_loop)]
@@ -48,13 +50,15 @@ impl Integrator {
         }
     }
 
-    /// One step of size `h` from `x`, whose derivative must be in
+    /// One step of size `h` from `x` at time `t`, whose derivative must be in
     /// `stages.first()`; writes the new state to `out` and its derivative to
     /// `f_out`, the error estimate to `stages.err`, and returns the number of
     /// right-hand-side evaluations it made.
-    pub fn step(
+    #[allow(clippy::too_many_arguments)]
+    pub fn step<F: FnMut(f64, &[f64], &mut [f64])>(
         self,
-        f: &mut dyn FnMut(&[f64], &mut [f64]),
+        f: &mut F,
+        t: f64,
         x: &[f64],
         h: f64,
         stages: &mut Stages,
@@ -69,28 +73,28 @@ impl Integrator {
                 for i in 0..n {
                     tmp[i] = x[i] + h * k1[i];
                 }
-                f(tmp, k2);
+                f(t + h, tmp, k2);
                 for i in 0..n {
                     out[i] = x[i] + 0.5 * h * (k1[i] + k2[i]);
                     err[i] = 0.5 * h * (k2[i] - k1[i]);
                 }
                 // The Hermite interpolant needs f at the new point: one more evaluation.
-                f(out, f_out);
+                f(t + h, out, f_out);
                 2
             }
             Integrator::BogackiShampine => {
                 for i in 0..n {
                     tmp[i] = x[i] + 0.5 * h * k1[i];
                 }
-                f(tmp, k2);
+                f(t + 0.5 * h, tmp, k2);
                 for i in 0..n {
                     tmp[i] = x[i] + 0.75 * h * k2[i];
                 }
-                f(tmp, k3);
+                f(t + 0.75 * h, tmp, k3);
                 for i in 0..n {
                     out[i] = x[i] + h * (2.0 / 9.0 * k1[i] + 1.0 / 3.0 * k2[i] + 4.0 / 9.0 * k3[i]);
                 }
-                f(out, k4);
+                f(t + h, out, k4);
                 for i in 0..n {
                     // x_high - x_low with the second-order weights (7/24, 1/4, 1/3, 1/8).
                     err[i] = h
@@ -229,10 +233,10 @@ mod tests {
                 let h = 1.0 / n as f64;
                 let mut st = Stages::new(1);
                 let (mut x, mut out, mut f1) = (vec![1.0], vec![0.0], vec![0.0]);
-                let mut f = |x: &[f64], y: &mut [f64]| y[0] = -x[0];
+                let mut f = |_: f64, x: &[f64], y: &mut [f64]| y[0] = -x[0];
                 st.set_first(&[-1.0]);
                 for _ in 0..n {
-                    pair.step(&mut f, &x, h, &mut st, &mut out, &mut f1);
+                    pair.step(&mut f, 0.0, &x, h, &mut st, &mut out, &mut f1);
                     x.copy_from_slice(&out);
                     st.set_first(&f1);
                 }

@@ -8,6 +8,9 @@
 //!   FMU-state replay and serialization, reset, zero-allocation steps
 //! - `nonlinear`    the Newton step: sources in time against input tables, convergence
 //!   order, line search, failed steps, FMU-state replay
+//! - `nonlinear_events` the event-driven scheme on nonlinear models: a nonlinear guard
+//!   against its exact time, a source in time against the theta-method, a free pair's
+//!   failed Newton iteration, FMU-state replay, zero-allocation steps
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
 //! - `description`  modelDescription.xml: golden file and structural rules
 //! - `coupled`      the coupled bead column (dense contact LCP, N = 100): every step solved
@@ -94,6 +97,7 @@ mod mechanics;
 mod model_errors;
 mod models;
 mod nonlinear;
+mod nonlinear_events;
 mod numeric;
 mod plot;
 mod siconos_options;

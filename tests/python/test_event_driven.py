@@ -2,7 +2,8 @@
 Runge-Kutta in each mode, events located with Brent's method, time-stepping where events
 accumulate. Against the closed forms of validation.md §1, §3-§6 (and tests/integration/event.rs).
 
-Builds: the first-order bundled models with `lcsfmu build M.toml --scheme event-driven` (default
+Builds: the first-order bundled models (the nonlinear vdp_saturation and diode_bridge_source
+included: see also test_event_driven_nonlinear.py) with `lcsfmu build M.toml --scheme event-driven` (default
 rtol 1e-6, atol 1e-9), and rlc_diode from a copy of its file with a [scheme] table (rtol 1e-10,
 atol 1e-12): "tight".
 
@@ -39,7 +40,7 @@ from conftest import (MODELS_DIR, assert_close, bits, comm_times, cosim, read_cs
 from test_reference_values import RLC_EXACT, T_SWITCH, stop_operator_sin
 
 MODELS = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integrator",
-          "relay_feedback"]
+          "relay_feedback", "vdp_saturation", "diode_bridge_source"]
 TIGHT = '\n[scheme]\nmethod = "event-driven"\nrtol = 1e-10\natol = 1e-12\n'
 
 
@@ -261,6 +262,8 @@ def test_spiral_events_at_the_axis_crossings(ed):
 @pytest.mark.parametrize("model, h, mid, n, switch", [
     ("rlc_diode", 0.05, 20, 40, ("u_D", lambda u: u == 0.0, lambda u: u > 0.0)),   # t_s 1.209
     ("relay_feedback", 0.01, 30, 60, ("u", lambda u: u == 1.0, lambda u: abs(u) < 1.0)),  # .414
+    # nonlinear modes (src/scheme/mode_nl.rs): the saturation reached at t = 0.1965
+    ("vdp_saturation", 0.01, 10, 40, ("u_hi", lambda u: u == 0.0, lambda u: u > 0.0)),
 ])
 def test_fmu_state_replays_across_an_event(ed, slaves, model, h, mid, n, switch):
     name, before, after = switch

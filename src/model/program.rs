@@ -340,7 +340,7 @@ impl Expr {
 /// models and `powf` costs a hundred instructions for it (the product is the
 /// correctly rounded square, as `powf` returns it).
 #[inline]
-fn apply(b: BinOp, a: f64, c: f64) -> f64 {
+pub(super) fn apply(b: BinOp, a: f64, c: f64) -> f64 {
     if b == BinOp::Pow && c == 2.0 {
         a * a
     } else {

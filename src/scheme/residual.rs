@@ -65,10 +65,10 @@ impl Residual {
             w: d.w,
             t: d.t,
         };
-        ncs.rhs(d.lcs, &end, &mut out.f1, &mut out.m1);
-        ncs.relation(d.lcs, &end, &mut out.c, &mut out.mc);
+        ncs.rhs(&end, &mut out.f1, &mut out.m1);
+        ncs.relation(&end, &mut out.c, &mut out.mc);
         if theta < 1.0 {
-            ncs.rhs(d.lcs, &start, &mut out.f0, &mut out.m0);
+            ncs.rhs(&start, &mut out.f0, &mut out.m0);
         } else {
             out.f0.fill(0.0);
             out.m0.fill(0.0);
@@ -113,7 +113,12 @@ impl Residual {
 
     /// `|Φ / s|₂` with the scales `s` of another iterate (1 where a scale is 0).
     pub(super) fn merit(&self, scale: &[f64]) -> f64 {
-        self.phi
+        self.merit_of(scale, self.phi.len())
+    }
+
+    /// [`Residual::merit`] of the first `n` components (`n = nx`: the states').
+    pub(super) fn merit_of(&self, scale: &[f64], n: usize) -> f64 {
+        self.phi[..n]
             .iter()
             .zip(scale)
             .map(|(p, s)| {

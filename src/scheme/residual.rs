@@ -47,6 +47,29 @@ impl Residual {
 
     /// `Φ` at `(xb, ub)` for a step of method `theta`.
     pub(super) fn evaluate(&mut self, theta: f64, d: StepData, xb: &[f64], ub: &[f64]) {
+        self.evaluate_states(theta, d, xb, ub);
+        let Some(ncs) = d.lcs.nl.as_ref() else {
+            return;
+        };
+        let nx = xb.len();
+        let end = Point {
+            x: xb,
+            u: ub,
+            w: d.w,
+            t: d.t + d.h,
+        };
+        ncs.relation(&end, &mut self.c, &mut self.mc);
+        let (lo, hi) = (&d.lcs.lo, &d.lcs.hi);
+        for j in 0..ub.len() {
+            let mid = (ub[j] - self.c[j]).max(lo[j]).min(hi[j]);
+            self.phi[nx + j] = ub[j] - mid;
+            self.scale[nx + j] = ub[j].abs() + self.mc[j];
+        }
+    }
+
+    /// The states' part of [`Residual::evaluate`] (`Φ_i` and `s_i` for
+    /// `i < nx`; the pairs' entries are left as they were).
+    pub(super) fn evaluate_states(&mut self, theta: f64, d: StepData, xb: &[f64], ub: &[f64]) {
         let out = self;
         let Some(ncs) = d.lcs.nl.as_ref() else {
             out.phi.fill(f64::NAN);
@@ -66,7 +89,6 @@ impl Residual {
             t: d.t,
         };
         ncs.rhs(&end, &mut out.f1, &mut out.m1);
-        ncs.relation(&end, &mut out.c, &mut out.mc);
         if theta < 1.0 {
             ncs.rhs(&start, &mut out.f0, &mut out.m0);
         } else {
@@ -78,12 +100,6 @@ impl Residual {
             out.phi[i] = xb[i] - d.x[i] - h * step;
             out.scale[i] =
                 xb[i].abs() + d.x[i].abs() + h * (theta * out.m1[i] + (1.0 - theta) * out.m0[i]);
-        }
-        let (lo, hi) = (&d.lcs.lo, &d.lcs.hi);
-        for j in 0..ub.len() {
-            let mid = (ub[j] - out.c[j]).max(lo[j]).min(hi[j]);
-            out.phi[nx + j] = ub[j] - mid;
-            out.scale[nx + j] = ub[j].abs() + out.mc[j];
         }
     }
 

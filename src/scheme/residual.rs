@@ -89,17 +89,22 @@ impl Residual {
             t: d.t,
         };
         ncs.rhs(&end, &mut out.f1, &mut out.m1);
-        if theta < 1.0 {
+        let explicit_part = theta < 1.0;
+        if explicit_part {
             ncs.rhs(&start, &mut out.f0, &mut out.m0);
-        } else {
-            out.f0.fill(0.0);
-            out.m0.fill(0.0);
         }
         for i in 0..nx {
-            let step = theta * out.f1[i] + (1.0 - theta) * out.f0[i];
+            // θ = 1: the start's terms are zeros, read as constants rather
+            // than from buffers cleared on every call (the same numbers).
+            let (f0, m0) = if explicit_part {
+                (out.f0[i], out.m0[i])
+            } else {
+                (0.0, 0.0)
+            };
+            let step = theta * out.f1[i] + (1.0 - theta) * f0;
             out.phi[i] = xb[i] - d.x[i] - h * step;
             out.scale[i] =
-                xb[i].abs() + d.x[i].abs() + h * (theta * out.m1[i] + (1.0 - theta) * out.m0[i]);
+                xb[i].abs() + d.x[i].abs() + h * (theta * out.m1[i] + (1.0 - theta) * m0);
         }
     }
 

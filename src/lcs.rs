@@ -88,6 +88,12 @@ impl Lcs {
         }
         if let Some(nl) = &mut self.nl {
             nl.set_params(params);
+            nl.set_linear(
+                [&self.a, &self.b, &self.e],
+                &self.f,
+                [&self.c, &self.d, &self.fw],
+                &self.g,
+            );
         }
         for (i, pair) in model.pairs.iter().enumerate() {
             let (lo, hi) = (pair.lo.eval(params), pair.hi.eval(params));

@@ -6,23 +6,32 @@
 //! `c(x, u, w, t) = C x + D u + F w + g + ψ(x, u, w, t)`. [`Ncs`] evaluates
 //! both with the parameters the instance was initialized with, their
 //! Jacobians (the matrices plus the programs' derivatives by forward-mode
-//! automatic differentiation, one dual-number pass per variable a program
-//! reads, so only the structurally nonzero entries cost anything), and the
-//! magnitudes of their terms that scale the Newton iteration's convergence
-//! test. Every buffer is the caller's or sized at instantiation.
+//! automatic differentiation: one pass per program carrying a tangent for
+//! each state and pair it reads, see [`crate::model::gradient`], so only the
+//! structurally nonzero entries cost anything), and the magnitudes of their
+//! terms that scale the Newton iteration's convergence test. The linear
+//! terms are read from a list of the structurally nonzero coefficients taken
+//! at assembly ([`Ncs::set_linear`]), not from the dense matrices. Every
+//! buffer is the caller's or sized at instantiation.
 
 use crate::lcs::Lcs;
-use crate::model::expr::Expr;
+use crate::model::expr::{Expr, Op};
+use crate::model::gradient::NO_DIRECTION;
 use crate::model::program::{Nonlinear, Point, TIME_SEED};
 use crate::model::{ExprMatrix, System};
 use nalgebra::{DMatrix, DVector};
 
-/// One nonlinear row: its index, program, and the variables it reads.
+/// One nonlinear row: its index, its program, and what to differentiate.
 #[derive(Clone, Debug)]
 struct Program {
     row: usize,
     expr: Expr,
-    reads: Vec<usize>,
+    /// The states and pairs it reads (inputs are held over a step and need no
+    /// derivative): the directions of its gradient pass, in this order.
+    dirs: Vec<usize>,
+    /// The direction of each `Var` of the program in program order
+    /// ([`NO_DIRECTION`] for an input).
+    slots: Vec<u8>,
     /// Whether the program fits the small evaluation stack.
     small: bool,
 }
@@ -41,6 +50,19 @@ impl Program {
         }
     }
 
+    /// The value and the derivatives along `dirs` into `grad`, in one pass
+    /// when there are at most `K` directions and the program fits the small
+    /// stack (false, and nothing written, otherwise).
+    #[inline]
+    fn gradient<const K: usize>(&self, p: &[f64], at: &Point, grad: &mut [f64; K]) -> bool {
+        if !self.small || self.dirs.len() > K {
+            return false;
+        }
+        self.expr
+            .eval_gradient_in::<SMALL_STACK, K>(p, at, &self.slots, grad);
+        true
+    }
+
     #[inline]
     fn magnitude(&self, p: &[f64], at: &Point) -> (f64, f64) {
         if self.small {
@@ -51,28 +73,100 @@ impl Program {
     }
 }
 
-fn programs(list: &[(usize, Expr)]) -> Vec<Program> {
+/// The programs of `list` over `nxu` states and pairs.
+fn programs(list: &[(usize, Expr)], nxu: usize) -> Vec<Program> {
     list.iter()
-        .map(|(row, expr)| Program {
-            row: *row,
-            reads: expr.variables(),
-            small: expr.depth() <= SMALL_STACK,
-            expr: expr.clone(),
+        .map(|(row, expr)| {
+            let mut dirs = expr.variables();
+            dirs.retain(|&j| j < nxu);
+            let slots = expr
+                .ops()
+                .iter()
+                .filter_map(|op| match op {
+                    Op::Var(j) => Some(
+                        dirs.iter()
+                            .position(|&d| d == *j as usize)
+                            .and_then(|k| u8::try_from(k).ok())
+                            .unwrap_or(NO_DIRECTION),
+                    ),
+                    _ => None,
+                })
+                .collect();
+            Program {
+                row: *row,
+                dirs,
+                slots,
+                small: expr.depth() <= SMALL_STACK,
+                expr: expr.clone(),
+            }
         })
         .collect()
 }
 
-/// The structurally nonzero entries `(row, column)` of the linear parts, in
-/// the order `A B E` (for `f`) and `C D F` (for `c`): the dense matrices are
-/// mostly zero, and the residual is evaluated several times per step.
-#[derive(Clone, Debug, Default)]
-struct Pattern {
-    f: [Vec<(usize, usize)>; 3],
-    c: [Vec<(usize, usize)>; 3],
+/// One structurally nonzero coefficient of a linear part: `out[row] += coef * v[col]`.
+#[derive(Clone, Copy, Debug)]
+struct Term {
+    row: usize,
+    col: usize,
+    coef: f64,
 }
 
-fn pattern(m: &ExprMatrix) -> Vec<(usize, usize)> {
-    m.entries.iter().map(|(i, j, _)| (*i, *j)).collect()
+/// The linear part of `f` (`A x + B u + E w + f`) or of `c` (`C x + D u +
+/// F w + g`): the constant and the structurally nonzero terms along the
+/// states, the pairs and the inputs, in the matrices' entry order. The dense
+/// matrices are mostly zero, and the residual is evaluated several times per
+/// step.
+#[derive(Clone, Debug)]
+struct Linear {
+    constant: Vec<f64>,
+    terms: [Vec<Term>; 3],
+}
+
+impl Linear {
+    fn new(m: [&ExprMatrix; 3], rows: usize) -> Self {
+        let terms = m.map(|m| {
+            m.entries
+                .iter()
+                .map(|(row, col, _)| Term {
+                    row: *row,
+                    col: *col,
+                    coef: 0.0,
+                })
+                .collect()
+        });
+        Linear {
+            constant: vec![0.0; rows],
+            terms,
+        }
+    }
+
+    /// Takes the coefficients of an assembly (the matrices have the model's shapes).
+    fn set(&mut self, m: [&DMatrix<f64>; 3], constant: &DVector<f64>) {
+        self.constant.copy_from_slice(constant.as_slice());
+        for (terms, m) in self.terms.iter_mut().zip(m) {
+            for t in terms.iter_mut() {
+                t.coef = m[(t.row, t.col)];
+            }
+        }
+    }
+
+    /// The linear part of every row at `at` into `out`, with the magnitudes
+    /// of its terms into `mag` (the same operations in the same order as a
+    /// pass over the dense matrices' entries).
+    #[inline]
+    fn eval(&self, at: &Point, out: &mut [f64], mag: &mut [f64]) {
+        for ((o, g), c) in out.iter_mut().zip(mag.iter_mut()).zip(&self.constant) {
+            *o = *c;
+            *g = c.abs();
+        }
+        for (terms, v) in self.terms.iter().zip([at.x, at.u, at.w]) {
+            for t in terms {
+                let term = t.coef * v[t.col];
+                out[t.row] += term;
+                mag[t.row] += term.abs();
+            }
+        }
+    }
 }
 
 /// The compiled remainders of one model, with the parameters they run with.
@@ -82,21 +176,27 @@ pub struct Ncs {
     y: Vec<Program>,
     outputs: Vec<Program>,
     params: Vec<f64>,
-    pattern: Pattern,
+    f: Linear,
+    c: Linear,
+    nonlinear_in_unknowns: bool,
 }
 
 impl Ncs {
     /// The remainders `nl` of a model with first-order system `s` and `np` parameters.
     pub fn new(nl: &Nonlinear, s: &System, np: usize) -> Self {
+        let nxu = s.a.rows + s.b.cols;
         Ncs {
-            der: programs(&nl.der),
-            y: programs(&nl.y),
-            outputs: programs(&nl.outputs),
+            der: programs(&nl.der, nxu),
+            y: programs(&nl.y, nxu),
+            outputs: programs(&nl.outputs, nxu),
             params: vec![0.0; np],
-            pattern: Pattern {
-                f: [pattern(&s.a), pattern(&s.b), pattern(&s.e)],
-                c: [pattern(&s.c), pattern(&s.d), pattern(&s.fw)],
-            },
+            f: Linear::new([&s.a, &s.b, &s.e], s.a.rows),
+            c: Linear::new([&s.c, &s.d, &s.fw], s.c.rows),
+            nonlinear_in_unknowns: nl
+                .der
+                .iter()
+                .chain(&nl.y)
+                .any(|(_, e)| !e.is_affine_in(nxu)),
         }
     }
 
@@ -105,17 +205,28 @@ impl Ncs {
         self.params.copy_from_slice(params);
     }
 
+    /// Takes the linear parts of a new assembly: `A B E f` and `C D F g`
+    /// (called by [`Lcs::assemble`] after it filled them).
+    pub fn set_linear(
+        &mut self,
+        f: [&DMatrix<f64>; 3],
+        f0: &DVector<f64>,
+        c: [&DMatrix<f64>; 3],
+        c0: &DVector<f64>,
+    ) {
+        self.f.set(f, f0);
+        self.c.set(c, c0);
+    }
+
     /// `f(at)` into `f` and the magnitudes of its terms into `mag`.
-    pub fn rhs(&self, lcs: &Lcs, at: &Point, f: &mut [f64], mag: &mut [f64]) {
-        let m = [&lcs.a, &lcs.b, &lcs.e];
-        linear(m, &self.pattern.f, &lcs.f, at, f, mag);
+    pub fn rhs(&self, at: &Point, f: &mut [f64], mag: &mut [f64]) {
+        self.f.eval(at, f, mag);
         self.add(&self.der, at, f, mag);
     }
 
     /// `c(at)` into `y` and the magnitudes of its terms into `mag`.
-    pub fn relation(&self, lcs: &Lcs, at: &Point, y: &mut [f64], mag: &mut [f64]) {
-        let m = [&lcs.c, &lcs.d, &lcs.fw];
-        linear(m, &self.pattern.c, &lcs.g, at, y, mag);
+    pub fn relation(&self, at: &Point, y: &mut [f64], mag: &mut [f64]) {
+        self.c.eval(at, y, mag);
         self.add(&self.y, at, y, mag);
     }
 
@@ -159,8 +270,9 @@ impl Ncs {
         self.differentiate(&self.y, at, Some(cx), cu, at.x.len());
     }
 
-    /// Adds the programs' derivatives along the states (into `dx`) and the
-    /// pairs (into `du`); inputs are held over a step and need none.
+    /// Adds the programs' derivatives along the states (into `dx`, skipped
+    /// when `None`) and the pairs (into `du`); inputs are held over a step
+    /// and need none.
     fn differentiate(
         &self,
         list: &[Program],
@@ -169,13 +281,8 @@ impl Ncs {
         du: &mut DMatrix<f64>,
         nx: usize,
     ) {
-        let nu = at.u.len();
         for p in list {
-            for &j in &p.reads {
-                if j >= nx + nu || (j < nx && dx.is_none()) {
-                    continue;
-                }
-                let (_, d) = p.tangent(&self.params, at, j as u32);
+            let mut add = |j: usize, d: f64| {
                 if j < nx {
                     if let Some(dx) = dx.as_deref_mut() {
                         dx[(p.row, j)] += d;
@@ -183,6 +290,22 @@ impl Ncs {
                 } else {
                     du[(p.row, j - nx)] += d;
                 }
+            };
+            let (mut g2, mut g4, mut g8) = ([0.0; 2], [0.0; 4], [0.0; 8]);
+            let grad: &[f64] = if p.gradient(&self.params, at, &mut g2) {
+                &g2
+            } else if p.gradient(&self.params, at, &mut g4) {
+                &g4
+            } else if p.gradient(&self.params, at, &mut g8) {
+                &g8
+            } else {
+                for &j in &p.dirs {
+                    add(j, p.tangent(&self.params, at, j as u32).1);
+                }
+                continue;
+            };
+            for (&j, &d) in p.dirs.iter().zip(grad) {
+                add(j, d);
             }
         }
     }
@@ -196,11 +319,9 @@ impl Ncs {
     }
 
     /// Whether the remainder of relation row `row` reads variable `var`
-    /// (states, then pairs, then inputs).
+    /// (states, then pairs; inputs are not differentiated and not asked for).
     pub fn relation_reads(&self, row: usize, var: usize) -> bool {
-        self.y
-            .iter()
-            .any(|p| p.row == row && p.reads.binary_search(&var).is_ok())
+        self.y.iter().any(|p| p.row == row && p.dirs.contains(&var))
     }
 
     /// The nonlinear remainder of named output `k` at `at` (0 when it is linear).
@@ -212,31 +333,15 @@ impl Ncs {
             .sum()
     }
 
+    /// Whether a program of `f` or `c` is nonlinear in the states and pairs
+    /// (otherwise only `time` and inputs enter nonlinearly, and one Newton
+    /// iteration solves the step from any start).
+    pub fn nonlinear_in_unknowns(&self) -> bool {
+        self.nonlinear_in_unknowns
+    }
+
     /// Whether any output has a remainder.
     pub fn has_outputs(&self) -> bool {
         !self.outputs.is_empty()
-    }
-}
-
-/// The linear part `M0 x + M1 u + M2 w + c` of every row, with magnitudes,
-/// over the entries of `pattern` only.
-fn linear(
-    m: [&DMatrix<f64>; 3],
-    pattern: &[Vec<(usize, usize)>; 3],
-    c: &DVector<f64>,
-    at: &Point,
-    out: &mut [f64],
-    mag: &mut [f64],
-) {
-    for (i, (o, g)) in out.iter_mut().zip(mag.iter_mut()).enumerate() {
-        *o = c[i];
-        *g = c[i].abs();
-    }
-    for ((m, entries), v) in m.iter().zip(pattern).zip([at.x, at.u, at.w]) {
-        for &(i, j) in entries {
-            let t = m[(i, j)] * v[j];
-            out[i] += t;
-            mag[i] += t.abs();
-        }
     }
 }

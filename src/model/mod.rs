@@ -22,6 +22,7 @@ pub mod blocks;
 mod dependencies;
 pub mod expr;
 pub mod functions;
+pub mod gradient;
 #[cfg(feature = "guid")]
 pub mod guid;
 pub mod mech_nonlinear;

@@ -328,44 +328,49 @@ impl Expr {
     }
 
     /// [`Expr::eval_magnitude`] on a stack of `N >= depth` entries.
+    // One match per operation, values and magnitudes on two stacks: the
+    // step evaluates its programs several times, and a first match that
+    // sorted pushes from operations cost a third of this function.
     pub fn eval_magnitude_in<const N: usize>(&self, p: &[f64], at: &Point) -> (f64, f64) {
-        let mut stack = [(0.0f64, 0.0f64); N];
+        let mut value = [0.0f64; N];
+        let mut mag = [0.0f64; N];
         let mut top = 0usize;
         for op in self.ops() {
-            let push = match *op {
-                Op::Const(c) => Some(c),
-                Op::Param(i) => Some(p.get(i as usize).copied().unwrap_or(f64::NAN)),
-                Op::Var(j) => Some(at.var(j as usize)),
-                Op::Time => Some(at.t),
-                _ => None,
-            };
-            if let Some(x) = push {
-                stack[top] = (x, x.abs());
-                top += 1;
-                continue;
-            }
-            match *op {
-                Op::Neg => stack[top - 1].0 = -stack[top - 1].0,
+            let x = match *op {
+                Op::Const(c) => c,
+                Op::Param(i) => p.get(i as usize).copied().unwrap_or(f64::NAN),
+                Op::Var(j) => at.var(j as usize),
+                Op::Time => at.t,
+                Op::Neg => {
+                    value[top - 1] = -value[top - 1];
+                    continue;
+                }
                 Op::Call(f) => {
-                    let value = f.apply(stack[top - 1].0);
-                    stack[top - 1] = (value, value.abs());
+                    let v = f.apply(value[top - 1]);
+                    value[top - 1] = v;
+                    mag[top - 1] = v.abs();
+                    continue;
                 }
                 Op::Bin(b) => {
                     top -= 1;
-                    let ((a, ma), (c, mc)) = (stack[top - 1], stack[top]);
-                    let value = apply(b, a, c);
-                    let m = match b {
+                    let (a, c) = (value[top - 1], value[top]);
+                    let (ma, mc) = (mag[top - 1], mag[top]);
+                    let v = apply(b, a, c);
+                    mag[top - 1] = match b {
                         BinOp::Add | BinOp::Sub => ma + mc,
                         BinOp::Mul => ma * mc,
                         BinOp::Div => ma / c.abs(),
-                        _ => value.abs(),
+                        _ => v.abs(),
                     };
-                    stack[top - 1] = (value, m);
+                    value[top - 1] = v;
+                    continue;
                 }
-                _ => {}
-            }
+            };
+            value[top] = x;
+            mag[top] = x.abs();
+            top += 1;
         }
-        stack[0]
+        (value[0], mag[0])
     }
 }
 
@@ -373,7 +378,7 @@ impl Expr {
 /// models and `powf` costs a hundred instructions for it (the product is the
 /// correctly rounded square, as `powf` returns it).
 #[inline]
-fn apply(b: BinOp, a: f64, c: f64) -> f64 {
+pub(super) fn apply(b: BinOp, a: f64, c: f64) -> f64 {
     if b == BinOp::Pow && c == 2.0 {
         a * a
     } else {

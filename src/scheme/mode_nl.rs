@@ -298,8 +298,8 @@ impl NonlinearMode {
             w: &self.w,
             t,
         };
-        ncs.relation(lcs, &at, &mut self.c, &mut self.cmag);
-        ncs.rhs(lcs, &at, &mut self.f, &mut self.fmag);
+        ncs.relation(&at, &mut self.c, &mut self.cmag);
+        ncs.rhs(&at, &mut self.f, &mut self.fmag);
         if jacobians != Jacobians::None {
             ncs.relation_jacobian(lcs, &at, &mut self.cx, &mut self.cu);
             let fx = (jacobians == Jacobians::WithStates).then_some(&mut self.fx);
@@ -715,7 +715,7 @@ impl NonlinearMode {
     pub fn rate(&mut self, lcs: &Lcs, t: f64, x: &[f64], u: &[f64], w: &[f64], out: &mut [f64]) {
         if let Some(ncs) = lcs.nl.as_ref() {
             let at = Point { x, u, w, t };
-            ncs.rhs(lcs, &at, out, &mut self.fmag);
+            ncs.rhs(&at, out, &mut self.fmag);
         }
     }
 }

@@ -47,6 +47,29 @@ impl Residual {
 
     /// `Φ` at `(xb, ub)` for a step of method `theta`.
     pub(super) fn evaluate(&mut self, theta: f64, d: StepData, xb: &[f64], ub: &[f64]) {
+        self.evaluate_states(theta, d, xb, ub);
+        let Some(ncs) = d.lcs.nl.as_ref() else {
+            return;
+        };
+        let nx = xb.len();
+        let end = Point {
+            x: xb,
+            u: ub,
+            w: d.w,
+            t: d.t + d.h,
+        };
+        ncs.relation(&end, &mut self.c, &mut self.mc);
+        let (lo, hi) = (&d.lcs.lo, &d.lcs.hi);
+        for j in 0..ub.len() {
+            let mid = (ub[j] - self.c[j]).max(lo[j]).min(hi[j]);
+            self.phi[nx + j] = ub[j] - mid;
+            self.scale[nx + j] = ub[j].abs() + self.mc[j];
+        }
+    }
+
+    /// The states' part of [`Residual::evaluate`] (`Φ_i` and `s_i` for
+    /// `i < nx`; the pairs' entries are left as they were).
+    pub(super) fn evaluate_states(&mut self, theta: f64, d: StepData, xb: &[f64], ub: &[f64]) {
         let out = self;
         let Some(ncs) = d.lcs.nl.as_ref() else {
             out.phi.fill(f64::NAN);
@@ -65,25 +88,23 @@ impl Residual {
             w: d.w,
             t: d.t,
         };
-        ncs.rhs(d.lcs, &end, &mut out.f1, &mut out.m1);
-        ncs.relation(d.lcs, &end, &mut out.c, &mut out.mc);
-        if theta < 1.0 {
-            ncs.rhs(d.lcs, &start, &mut out.f0, &mut out.m0);
-        } else {
-            out.f0.fill(0.0);
-            out.m0.fill(0.0);
+        ncs.rhs(&end, &mut out.f1, &mut out.m1);
+        let explicit_part = theta < 1.0;
+        if explicit_part {
+            ncs.rhs(&start, &mut out.f0, &mut out.m0);
         }
         for i in 0..nx {
-            let step = theta * out.f1[i] + (1.0 - theta) * out.f0[i];
+            // θ = 1: the start's terms are zeros, read as constants rather
+            // than from buffers cleared on every call (the same numbers).
+            let (f0, m0) = if explicit_part {
+                (out.f0[i], out.m0[i])
+            } else {
+                (0.0, 0.0)
+            };
+            let step = theta * out.f1[i] + (1.0 - theta) * f0;
             out.phi[i] = xb[i] - d.x[i] - h * step;
             out.scale[i] =
-                xb[i].abs() + d.x[i].abs() + h * (theta * out.m1[i] + (1.0 - theta) * out.m0[i]);
-        }
-        let (lo, hi) = (&d.lcs.lo, &d.lcs.hi);
-        for j in 0..ub.len() {
-            let mid = (ub[j] - out.c[j]).max(lo[j]).min(hi[j]);
-            out.phi[nx + j] = ub[j] - mid;
-            out.scale[nx + j] = ub[j].abs() + out.mc[j];
+                xb[i].abs() + d.x[i].abs() + h * (theta * out.m1[i] + (1.0 - theta) * m0);
         }
     }
 
@@ -113,7 +134,12 @@ impl Residual {
 
     /// `|Φ / s|₂` with the scales `s` of another iterate (1 where a scale is 0).
     pub(super) fn merit(&self, scale: &[f64]) -> f64 {
-        self.phi
+        self.merit_of(scale, self.phi.len())
+    }
+
+    /// [`Residual::merit`] of the first `n` components (`n = nx`: the states').
+    pub(super) fn merit_of(&self, scale: &[f64], n: usize) -> f64 {
+        self.phi[..n]
             .iter()
             .zip(scale)
             .map(|(p, s)| {

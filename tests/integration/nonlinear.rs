@@ -8,6 +8,9 @@
 //!   fine Runge–Kutta reference: 1 for θ = 1, 2 for θ = 1/2;
 //! - a step that needs the line search, a step whose Newton iteration fails
 //!   (discarded, state kept), FMU-state replay bit for bit;
+//! - the predicted first iterate: one LCP solve per step on Van der Pol at
+//!   h = 1e-3, and a stiff model kept at its start point (the explicit step
+//!   would overshoot and cost an iteration per step);
 //! - a linear model written with a nonlinear-looking but linear text still
 //!   lowers to the linear step (no Newton).
 
@@ -172,6 +175,52 @@ fn vdp_newton_takes_few_iterations_and_converges_tightly() {
     // The saturation is active on the limit cycle: u sits on both limits.
     let u = column(&t, "u");
     assert!(u.iter().any(|v| (*v - 0.5).abs() < 1e-9) && u.iter().any(|v| (*v + 0.5).abs() < 1e-9));
+}
+
+#[test]
+fn the_predicted_start_converges_in_one_iteration() {
+    let t = run(model("vdp_saturation"), opts(20.0, 1e-3));
+    let n = t.newton.clone().expect("nonlinear dynamics");
+    // From the explicit θ-step the error to remove is O(h²), and one Newton
+    // iteration leaves O(h⁵): every step passes the test after one LCP solve
+    // (two were needed from the step's start).
+    assert_eq!(n.histogram[1], 20_000, "{n:?}");
+    assert!(n.worst_residual <= lcsfmu::scheme::newton::TOL);
+}
+
+const STIFF: &str = r#"
+[model]
+name = "stiff_cubic"
+[experiment]
+start = 0.0
+stop = 1.0
+step = 0.01
+[[states]]
+name = "x"
+start = 1.0
+der = "-1e4*x - 100*x^3 + 100*cos(time)"
+"#;
+
+#[test]
+fn a_stiff_model_is_not_started_from_the_explicit_step() {
+    // h |∂f/∂x| = 100: the explicit step from x = 1 lands near -100, where
+    // Newton needs two iterations per step and one step seven (measured with
+    // the start always moved); kept at the step's start, it needs one on 93
+    // of the 100 steps, as before the prediction.
+    let m = validate::from_str(STIFF, std::path::Path::new("stiff.toml")).unwrap();
+    let t = run(m, opts(1.0, 0.01));
+    let n = t.newton.clone().expect("nonlinear dynamics");
+    assert!(n.histogram[1] >= 90, "{n:?}");
+    assert_eq!(n.histogram[4..].iter().sum::<usize>(), 0, "{n:?}");
+    // Each step solves x⁺ - x - h f(x⁺, t⁺) = 0.
+    let x = column(&t, "x");
+    for k in 0..100 {
+        let (x0, x1, t1) = (x[k], x[k + 1], (k + 1) as f64 * 0.01);
+        let f = -1e4 * x1 - 100.0 * x1.powi(3) + 100.0 * t1.cos();
+        let scale =
+            x1.abs() + x0.abs() + 0.01 * (1e4 * x1.abs() + 100.0 * x1.abs().powi(3) + 100.0);
+        assert!((x1 - x0 - 0.01 * f).abs() <= 1e-10 * scale, "step {k}");
+    }
 }
 
 const ATAN: &str = r#"

@@ -188,6 +188,20 @@ impl Exchange {
         Ok(())
     }
 
+    /// Whether a guard of the current mode is below zero by more than its
+    /// tolerance at `x`: an indicator's sign change the importer's integrator
+    /// stepped over without locating it (checked after each completed step).
+    pub fn violated(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<bool, StepError> {
+        self.follow_inputs(lcs, w)?;
+        Ok((0..self.mode.guards.len())
+            .any(|r| self.mode.guard(r, x) < -self.mode.guard_tolerance(r, x, self.atol)))
+    }
+
+    /// Events so far (an event that kept the mode does not count).
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
     /// The mode after an indicator reached zero at time `t` and state `x`
     /// (projected in place onto the new mode's constraints).
     pub fn event(

@@ -75,18 +75,24 @@ pub extern "C" fn fmi2Instantiate(
             };
             std::ptr::null_mut()
         };
-        if fmuType != fmi2CoSimulation {
+        if !crate::interfaces::accepts_fmi2(fmuType) {
             return fail(format!(
-                "fmuType {fmuType} requested; this FMU supports Co-Simulation (1) only"
+                "fmuType {fmuType} requested; this FMU supports {}",
+                crate::interfaces::FMI2_SUPPORTED
             ));
         }
         // SAFETY: the importer passes NULL or valid strings.
         let (guid, location) = unsafe { (c_str(fmuGUID), c_str(fmuResourceLocation)) };
-        let instance =
+        let mut instance =
             match crate::model_source::instance(guid.as_deref(), location.as_deref(), "GUID") {
                 Ok(i) => i,
                 Err(e) => return fail(e),
             };
+        if fmuType == fmi2ModelExchange {
+            if let Err(e) = instance.use_model_exchange() {
+                return fail(e.message);
+            }
+        }
         let sink = unsafe { Sink::fmi2(functions) };
         let comp = Component::new(instance, name, sink, loggingOn != fmi2False);
         Box::into_raw(Box::new(comp)) as fmi2Component
@@ -106,8 +112,8 @@ pub extern "C" fn fmi2FreeInstance(c: fmi2Component) {
 #[no_mangle]
 pub extern "C" fn fmi2SetupExperiment(
     c: fmi2Component,
-    _toleranceDefined: fmi2Boolean,
-    _tolerance: fmi2Real,
+    toleranceDefined: fmi2Boolean,
+    tolerance: fmi2Real,
     startTime: fmi2Real,
     stopTimeDefined: fmi2Boolean,
     stopTime: fmi2Real,
@@ -115,6 +121,11 @@ pub extern "C" fn fmi2SetupExperiment(
     enter(c, "fmi2SetupExperiment", |comp| {
         let stop = (stopTimeDefined != fmi2False).then_some(stopTime);
         comp.instance.setup_experiment(startTime, stop)?;
+        // Model Exchange only: the state tolerance of its event logic.
+        if comp.instance.is_model_exchange() {
+            let tol = (toleranceDefined != fmi2False).then_some(tolerance);
+            comp.instance.set_tolerance(tol)?;
+        }
         OK
     })
 }

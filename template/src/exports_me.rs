@@ -9,7 +9,7 @@
 #![allow(non_snake_case)]
 
 use crate::ffi::*;
-use crate::shell::{enter, out, slice, slice_mut};
+use crate::shell::{enter, out, slice, slice_mut, Component, Level};
 use lcsfmu::fmi2::FmiResult;
 
 const OK: FmiResult<fmi2Status> = Ok(fmi2Status::fmi2OK);
@@ -20,6 +20,18 @@ fn boolean(b: bool) -> fmi2Boolean {
     } else {
         fmi2False
     }
+}
+
+/// Logs the mode after an event (logEvents).
+#[cold]
+fn log_event(comp: &Component, projected: bool) {
+    let mode = comp.instance.active_set();
+    let projected = if projected { ", state projected" } else { "" };
+    let t = comp.instance.time();
+    comp.log(
+        Level::Ok,
+        &format!("fmi2NewDiscreteStates: t = {t}, mode {mode:?}{projected}"),
+    );
 }
 
 #[no_mangle]
@@ -49,7 +61,7 @@ pub extern "C" fn fmi2NewDiscreteStates(
             nextEventTime: 0.0,
         };
         if comp.logging_on() {
-            comp.log_mode_exchange_event("fmi2NewDiscreteStates", update.values_changed);
+            log_event(comp, update.values_changed);
         }
         OK
     })

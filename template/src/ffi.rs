@@ -83,6 +83,7 @@ pub struct fmi2CallbackFunctions {
 }
 
 /// `fmi2EventInfo`, filled by `fmi2NewDiscreteStates` (Model Exchange).
+#[cfg(feature = "model-exchange")]
 #[repr(C)]
 pub struct fmi2EventInfo {
     pub newDiscreteStatesNeeded: fmi2Boolean,

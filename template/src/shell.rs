@@ -297,20 +297,6 @@ impl Component {
         self.logging_on = on;
     }
 
-    /// Logs a Model Exchange event (logEvents): the mode after it.
-    #[cold]
-    pub fn log_mode_exchange_event(&self, what: &str, projected: bool) {
-        let mode = self.instance.active_set();
-        self.log(
-            Level::Ok,
-            &format!(
-                "{what}: t = {}, mode {mode:?}{}",
-                self.instance.time(),
-                if projected { ", state projected" } else { "" }
-            ),
-        );
-    }
-
     /// Logs the event-driven scheme's account of the last step (logEvents),
     /// and warns when events accumulated; formatted only when it is logged.
     pub fn log_step_report(&self, what: &str, t: f64) {

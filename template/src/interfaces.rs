@@ -10,14 +10,14 @@
 
 #[cfg(not(feature = "model-exchange"))]
 mod declared {
-    pub const CO_SIMULATION: bool = true;
-    pub const MODEL_EXCHANGE: bool = false;
+    pub(super) const CO_SIMULATION: bool = true;
+    pub(super) const MODEL_EXCHANGE: bool = false;
 }
 
 #[cfg(all(feature = "model-exchange", not(feature = "prebuilt")))]
 mod declared {
-    pub const CO_SIMULATION: bool = crate::generated::CO_SIMULATION;
-    pub const MODEL_EXCHANGE: bool = true;
+    pub(super) const CO_SIMULATION: bool = crate::generated::CO_SIMULATION;
+    pub(super) const MODEL_EXCHANGE: bool = true;
 }
 
 #[cfg(all(feature = "model-exchange", feature = "prebuilt"))]

@@ -57,6 +57,17 @@ impl Variable {
     }
 }
 
+impl Description {
+    /// The `modelIdentifier` of the interface elements (Co-Simulation's first;
+    /// lcsfmu writes the same one in both).
+    pub fn model_identifier(&self) -> Option<&String> {
+        fn id(e: &Option<HashMap<String, String>>) -> Option<&String> {
+            e.as_ref()?.get("modelIdentifier")
+        }
+        id(&self.co_simulation).or_else(|| id(&self.model_exchange))
+    }
+}
+
 /// One `Unknown` of `ModelStructure`.
 #[derive(Debug)]
 pub struct Unknown {
@@ -74,6 +85,8 @@ pub struct Description {
     pub children: Vec<String>,
     /// `CoSimulation`'s attributes, when the element exists.
     pub co_simulation: Option<HashMap<String, String>>,
+    /// `ModelExchange`'s attributes, when the element exists.
+    pub model_exchange: Option<HashMap<String, String>>,
     pub units: Vec<String>,
     /// `DefaultExperiment`'s attributes, when the element exists.
     pub default_experiment: Option<HashMap<String, String>>,
@@ -128,6 +141,7 @@ pub fn parse(xml: &str) -> Result<Description, String> {
                 d.children.push(child.to_string());
                 match child {
                     "CoSimulation" => d.co_simulation = Some(attrs),
+                    "ModelExchange" => d.model_exchange = Some(attrs),
                     "DefaultExperiment" => d.default_experiment = Some(attrs),
                     _ => {}
                 }

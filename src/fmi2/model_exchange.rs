@@ -103,8 +103,17 @@ impl Instance {
             return Err(FmiError::error(why));
         }
         self.exchange = Some(Box::new(ModelExchange::new(&self.model)));
-        self.kinds = super::variables::kinds_with_derivatives(&self.model);
+        self.expose_derivatives();
         Ok(())
+    }
+
+    /// Gives the `der(x)` variables value references, as the description of an
+    /// FMU that declares Model Exchange lists them: a Co-Simulation instance of
+    /// such an FMU (`--interface cs,me`) reads them too.
+    pub fn expose_derivatives(&mut self) {
+        if self.kinds.len() == super::variables::kinds(&self.model).len() {
+            self.kinds = super::variables::kinds_with_derivatives(&self.model);
+        }
     }
 
     /// Whether the instance is a Model Exchange one.
@@ -336,10 +345,22 @@ impl Instance {
         Ok(())
     }
 
-    /// `der(x_i)` as refreshed by [`Instance::refresh_pairs`] (0 before the
-    /// first mode exists).
+    /// `der(x_i)`: Model Exchange, as refreshed by [`Instance::refresh_pairs`]
+    /// (0 before the first mode exists); Co-Simulation, `A x + B u + E w + f`
+    /// at the current state with the multipliers of the last step (0 before the
+    /// matrices are assembled).
     pub(super) fn derivative(&self, i: usize) -> f64 {
-        self.exchange.as_ref().map_or(0.0, |me| me.xdot[i])
+        if let Some(me) = &self.exchange {
+            return me.xdot[i];
+        }
+        let l = &self.lcs;
+        if l.a.nrows() <= i {
+            return 0.0;
+        }
+        let row = |m: &nalgebra::DMatrix<f64>, v: &[f64]| {
+            m.row(i).iter().zip(v).map(|(a, b)| a * b).sum::<f64>()
+        };
+        row(&l.a, &self.states) + row(&l.b, &self.pairs) + row(&l.e, &self.inputs) + l.f[i]
     }
 
     /// After inputs were set: the multipliers follow on the next read.

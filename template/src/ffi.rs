@@ -43,9 +43,13 @@ pub type fmi2Type = c_int;
 pub const fmi2CoSimulation: fmi2Type = 1;
 pub const fmi2ModelExchange: fmi2Type = 0;
 
-/// `fmi2StatusKind`, received as a `c_int`, and the values this FMU answers.
+/// `fmi2StatusKind`, received as a `c_int`, and the values this FMU answers
+/// (Co-Simulation only).
+#[cfg_attr(feature = "me-only", allow(dead_code))]
 pub type fmi2StatusKind = c_int;
+#[cfg_attr(feature = "me-only", allow(dead_code))]
 pub const fmi2LastSuccessfulTime: fmi2StatusKind = 2;
+#[cfg_attr(feature = "me-only", allow(dead_code))]
 pub const fmi2Terminated: fmi2StatusKind = 3;
 
 // The callback types are nullable, as C function pointers are (an importer may

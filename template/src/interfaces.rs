@@ -3,21 +3,14 @@
 //!
 //! A Co-Simulation FMU is the template without features. With the
 //! `model-exchange` feature the binary also exports the Model Exchange
-//! functions, and the generated model file says whether Co-Simulation is
-//! declared as well (`--interface cs,me`) or not (`--interface me`): an
-//! importer asking for an interface type the modelDescription.xml does not
-//! declare is refused at instantiation with the reason.
+//! functions (`--interface cs,me`); with `me-only` as well (`--interface me`)
+//! it exports no co-simulation functions. An importer asking for an interface
+//! type the modelDescription.xml does not declare is refused at instantiation
+//! with the reason.
 
-#[cfg(not(feature = "model-exchange"))]
 mod declared {
-    pub(super) const CO_SIMULATION: bool = true;
-    pub(super) const MODEL_EXCHANGE: bool = false;
-}
-
-#[cfg(all(feature = "model-exchange", not(feature = "prebuilt")))]
-mod declared {
-    pub(super) const CO_SIMULATION: bool = crate::generated::CO_SIMULATION;
-    pub(super) const MODEL_EXCHANGE: bool = true;
+    pub(super) const CO_SIMULATION: bool = !cfg!(feature = "me-only");
+    pub(super) const MODEL_EXCHANGE: bool = cfg!(feature = "model-exchange");
 }
 
 #[cfg(all(feature = "model-exchange", feature = "prebuilt"))]

@@ -16,6 +16,8 @@
 
 #[cfg(not(feature = "fmi3"))]
 mod exports;
+#[cfg(all(not(feature = "fmi3"), not(feature = "me-only")))]
+mod exports_cs;
 #[cfg(all(not(feature = "fmi3"), feature = "model-exchange"))]
 mod exports_me;
 // The FMI 2.0 types are also the shared shell's (its FMI 2.0 logger); an FMI 3.0

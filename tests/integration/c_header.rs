@@ -116,6 +116,11 @@ fn config(guard: &str) -> Config {
             "feature = model-exchange".to_string(),
             "LCSFMU_MODEL_EXCHANGE".to_string(),
         ),
+        // Left undefined: the co-simulation functions are checked too.
+        (
+            "feature = me-only".to_string(),
+            "LCSFMU_ME_ONLY".to_string(),
+        ),
     ]
     .into();
     config

@@ -347,10 +347,24 @@ struct Mistake {
     refused_with: &'static str,
 }
 
-const MISTAKES: [Mistake; 11] = [
+const MISTAKES: [Mistake; 13] = [
+    Mistake {
+        name: "me_parameter_type",
+        file: "exports_me.rs",
+        from: "pub extern \"C\" fn fmi2SetTime(c: fmi2Component, time: fmi2Real)",
+        to: "pub extern \"C\" fn fmi2SetTime(c: fmi2Component, time: f32)",
+        refused_with: "conflicting types for 'fmi2SetTime'",
+    },
+    Mistake {
+        name: "me_struct_member_order",
+        file: "ffi.rs",
+        from: "    pub terminateSimulation: fmi2Boolean,\n    pub nominalsOfContinuousStatesChanged: fmi2Boolean,\n",
+        to: "    pub nominalsOfContinuousStatesChanged: fmi2Boolean,\n    pub terminateSimulation: fmi2Boolean,\n",
+        refused_with: "fmi2EventInfo.terminateSimulation is at another offset",
+    },
     Mistake {
         name: "parameter_type",
-        file: "exports.rs",
+        file: "exports_cs.rs",
         from: "communicationStepSize: fmi2Real,",
         to: "communicationStepSize: f32,",
         refused_with: "conflicting types for 'fmi2DoStep'",
@@ -364,7 +378,7 @@ const MISTAKES: [Mistake; 11] = [
     },
     Mistake {
         name: "status_out_pointer",
-        file: "exports.rs",
+        file: "exports_cs.rs",
         from: "_value: *mut fmi2Status,",
         to: "_value: *mut c_int,",
         refused_with: "conflicting types for 'fmi2GetStatus'",
@@ -392,7 +406,7 @@ const MISTAKES: [Mistake; 11] = [
     },
     Mistake {
         name: "function_not_exported",
-        file: "exports.rs",
+        file: "exports_cs.rs",
         from: "#[no_mangle]\npub extern \"C\" fn fmi2CancelStep(",
         to: "pub extern \"C\" fn fmi2CancelStep(",
         refused_with: "missing [\"fmi2CancelStep\"]",

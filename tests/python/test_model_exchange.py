@@ -18,6 +18,8 @@ What is checked, against validation.md where it has exact answers:
     test_nan_state_is_refused_and_kept       fmi2SetContinuousStates(NaN): fmi2Error, state kept
     test_cs_and_me_in_one_archive            --interface cs,me: both run; CS equals the CS-only FMU
                                              bit for bit; the GUIDs differ
+    test_exports_and_check                   nm: 35 functions (me), 44 (cs,me); `lcsfmu check`
+                                             passes on both
 """
 from __future__ import annotations
 
@@ -34,7 +36,8 @@ import pytest
 from fmpy import read_model_description, simulate_fmu
 from fmpy.validation import validate_fmu
 
-from conftest import MODELS_DIR, PYTHON, run_cli
+from conftest import (FMI2_COMMON_FUNCTIONS, FMI2_CS_FUNCTIONS, MODELS_DIR, PYTHON,
+                      exported_symbols, run_cli)
 
 # Every linear first-order bundled model (the others are refused, see below).
 ME_MODELS = ["backlash_gear", "coulomb_friction", "friction_block", "pwa_feedback",
@@ -258,3 +261,31 @@ def test_cs_and_me_in_one_archive(lcsfmu_bin, tmp_path):
         assert np.array_equal(a[name], b[name]), name
     r, events = me_run(tmp_path / "both.fmu", relative_tolerance=1e-10)
     assert events == 1 and abs(event_times(r)[0] - 1.2091996) < 1e-7
+
+
+FMI2_ME_FUNCTIONS = {
+    "fmi2EnterEventMode", "fmi2NewDiscreteStates", "fmi2EnterContinuousTimeMode",
+    "fmi2CompletedIntegratorStep", "fmi2SetTime", "fmi2SetContinuousStates",
+    "fmi2GetDerivatives", "fmi2GetEventIndicators", "fmi2GetContinuousStates",
+    "fmi2GetNominalsOfContinuousStates",
+}
+
+
+@pytest.mark.parametrize("interface", ["me", "cs,me"])
+def test_exports_and_check(lcsfmu_bin, tmp_path, interface):
+    fmu = tmp_path / "sign_spiral.fmu"
+    proc = build(lcsfmu_bin, [MODELS_DIR / "sign_spiral.toml"], fmu, "--interface", interface)
+    assert proc.returncode == 0, proc.stderr
+    with zipfile.ZipFile(fmu) as z:
+        so = tmp_path / "sign_spiral.so"
+        so.write_bytes(z.read("binaries/linux64/sign_spiral.so"))
+        # no win64 prebuilt runtime: it is Co-Simulation only
+        assert not any(n.startswith("binaries/win64") for n in z.namelist())
+    expected = FMI2_COMMON_FUNCTIONS | FMI2_ME_FUNCTIONS
+    if interface == "cs,me":
+        expected |= FMI2_CS_FUNCTIONS
+    assert exported_symbols(so) == expected
+    check = subprocess.run([str(lcsfmu_bin), "check", str(fmu)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "0 failed" in check.stdout
+    assert "ModelExchange element with a modelIdentifier" in check.stdout

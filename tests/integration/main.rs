@@ -6,6 +6,8 @@
 //! - `models`       every bundled model against validation.md (through `simulate`)
 //! - `instance`     the FMI life cycle: illegal calls, bad values, failed steps,
 //!   FMU-state replay and serialization, reset, zero-allocation steps
+//! - `model_exchange` the Model Exchange life cycle: refusals, an Euler importer on the
+//!   relay (one event, then sliding), zero allocations per call
 //! - `nonlinear`    the Newton step: sources in time against input tables, convergence
 //!   order, line search, failed steps, FMU-state replay
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
@@ -89,6 +91,7 @@ mod log_capture;
 mod mech_nonlinear;
 mod mechanics;
 mod model_errors;
+mod model_exchange;
 mod models;
 mod nonlinear;
 mod numeric;

@@ -18,7 +18,8 @@ pub fn indicator_count(model: &Model) -> usize {
 }
 
 /// `<ModelExchange>`: FMU states are not provided (the event engine's history
-/// is not part of a snapshot); `completedIntegratorStepNotNeeded` stays false,
+/// is not part of a snapshot); directional derivatives of the mode's ODE
+/// (by states and inputs) are; `completedIntegratorStepNotNeeded` stays false,
 /// since the FMU checks after each step for a guard's zero the integrator
 /// stepped over.
 pub fn write_element(model: &Model, put: &mut impl FnMut(Event)) {
@@ -28,6 +29,7 @@ pub fn write_element(model: &Model, put: &mut impl FnMut(Event)) {
         ("canNotUseMemoryManagementFunctions", "true"),
         ("canGetAndSetFMUstate", "false"),
         ("canSerializeFMUstate", "false"),
+        ("providesDirectionalDerivative", "true"),
     ] {
         me.push_attribute((k, v));
     }

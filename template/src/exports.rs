@@ -5,8 +5,8 @@
 //! Each function converts its C arguments (through the checked helpers of
 //! [`crate::shell`]) and calls the core `Instance` inside [`enter`], which
 //! guards against NULL components and panics, maps statuses and logs. What the
-//! FMU does not provide (directional derivatives) is a logged `fmi2Error`, as
-//! the standard asks.
+//! FMU does not provide (directional derivatives of a Co-Simulation instance)
+//! is a logged `fmi2Error`, as the standard asks.
 #![allow(non_snake_case)]
 
 use crate::ffi::*;
@@ -339,15 +339,29 @@ pub extern "C" fn fmi2DeSerializeFMUstate(
 #[no_mangle]
 pub extern "C" fn fmi2GetDirectionalDerivative(
     c: fmi2Component,
-    _vUnknown_ref: *const fmi2ValueReference,
-    _nUnknown: usize,
-    _vKnown_ref: *const fmi2ValueReference,
-    _nKnown: usize,
-    _dvKnown: *const fmi2Real,
-    _dvUnknown: *mut fmi2Real,
+    vUnknown_ref: *const fmi2ValueReference,
+    nUnknown: usize,
+    vKnown_ref: *const fmi2ValueReference,
+    nKnown: usize,
+    dvKnown: *const fmi2Real,
+    dvUnknown: *mut fmi2Real,
 ) -> fmi2Status {
     enter(c, "fmi2GetDirectionalDerivative", |comp| {
         comp.instance.check(Call::GetDirectionalDerivative)?;
-        unsupported("providesDirectionalDerivative is false")
+        if !comp.instance.is_model_exchange() {
+            return unsupported("providesDirectionalDerivative is false for Co-Simulation");
+        }
+        // SAFETY: the importer passes arrays of the announced lengths.
+        let (unknowns, knowns, seed, out) = unsafe {
+            (
+                slice(vUnknown_ref, nUnknown, "vUnknown_ref")?,
+                slice(vKnown_ref, nKnown, "vKnown_ref")?,
+                slice(dvKnown, nKnown, "dvKnown")?,
+                slice_mut(dvUnknown, nUnknown, "dvUnknown")?,
+            )
+        };
+        comp.instance
+            .directional_derivative(unknowns, knowns, seed, out)?;
+        OK
     })
 }

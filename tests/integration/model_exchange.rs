@@ -138,3 +138,85 @@ fn euler_with_located_events_slides_the_relay_and_allocates_nothing_per_call() {
     assert!((x[0] - 0.0312055).abs() < 1e-3, "x1(3) = {}", x[0]);
     eprintln!("relay, Euler h = {h}: event at {reached}, x1(3) = {}", x[0]);
 }
+
+#[test]
+fn directional_derivatives_equal_finite_differences_of_the_mode() {
+    use lcsfmu::fmi2::variables::Kind;
+    let models = [
+        "backlash_gear",
+        "coulomb_friction",
+        "friction_block",
+        "pwa_feedback",
+        "relay_feedback",
+        "rlc_diode",
+        "saturated_integrator",
+        "servo_deadzone",
+        "sign_spiral",
+        "square_helix",
+    ];
+    let mut checked = 0;
+    for stem in models {
+        let mut i = running(stem);
+        let m = i.model().clone();
+        let vars = variables::variables(&m);
+        let (nx, nw) = (m.nx(), m.nw());
+        let der: Vec<u32> = (0..nx).map(|k| (vars.len() + k) as u32).collect();
+        let vr = |kind: Kind| vars.iter().position(|v| v.kind == kind).unwrap() as u32;
+        let (mut x, mut f0, mut f1, mut dd) =
+            (vec![0.0; nx], vec![0.0; nx], vec![0.0; nx], vec![0.0; nx]);
+        i.get_continuous_states(&mut x).unwrap();
+        i.get_derivatives(&mut f0).unwrap();
+        let knowns: Vec<Kind> = (0..nx)
+            .map(Kind::State)
+            .chain((0..nw).map(Kind::Input))
+            .collect();
+        for known in knowns {
+            let k = vr(known);
+            let (n, r) = allocations(|| i.directional_derivative(&der, &[k], &[1.0], &mut dd));
+            r.unwrap();
+            assert_eq!(n, 0, "{stem}: allocations");
+            // The mode is frozen in Continuous-Time Mode: a forward difference of
+            // its affine ODE is the derivative, to rounding.
+            let h = 1e-6;
+            let mut at = [0.0];
+            match known {
+                Kind::State(j) => {
+                    let mut xp = x.clone();
+                    xp[j] += h;
+                    i.set_continuous_states(&xp).unwrap();
+                    i.get_derivatives(&mut f1).unwrap();
+                    i.set_continuous_states(&x).unwrap();
+                }
+                _ => {
+                    i.get_reals(&[k], &mut at).unwrap();
+                    i.set_reals(&[k], &[at[0] + h]).unwrap();
+                    i.get_derivatives(&mut f1).unwrap();
+                    i.set_reals(&[k], &at).unwrap();
+                }
+            }
+            for c in 0..nx {
+                let fd = (f1[c] - f0[c]) / h;
+                assert!(
+                    (dd[c] - fd).abs() <= 1e-6 * fd.abs().max(1.0),
+                    "{stem}: d der[{c}] / d {known:?} = {} vs {fd}",
+                    dd[c]
+                );
+            }
+            checked += 1;
+        }
+        // Only state derivatives are unknowns; only states and inputs are knowns.
+        let time_vr = vr(Kind::Time);
+        assert!(i
+            .directional_derivative(&der, &[time_vr], &[1.0], &mut dd)
+            .is_err());
+        assert!(i
+            .directional_derivative(
+                &[vr(Kind::State(0))],
+                &[vr(Kind::State(0))],
+                &[1.0],
+                &mut dd[..1]
+            )
+            .is_err());
+    }
+    eprintln!("directional derivatives: {checked} columns equal finite differences");
+}

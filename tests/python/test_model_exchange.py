@@ -15,7 +15,8 @@ What is checked, against validation.md where it has exact answers:
                                              after a few dozen events, the last at t = 1
     test_agrees_with_event_driven_simulate   rlc_diode and relay_feedback: ME under CVode ==
                                              `lcsfmu simulate --scheme event-driven` to 1e-6
-    test_nan_state_is_refused_and_kept       fmi2SetContinuousStates(NaN): fmi2Error, state kept
+    test_nan_state_is_refused_and_kept       fmi2SetContinuousStates(NaN): fmi2Error, state kept;
+                                             fmi2GetDirectionalDerivative == finite differences
     test_cs_and_me_in_one_archive            --interface cs,me: both run; CS equals the CS-only FMU
                                              bit for bit; the GUIDs differ
     test_exports_and_check                   nm: 35 functions (me), 44 (cs,me); `lcsfmu check`
@@ -241,6 +242,20 @@ def test_nan_state_is_refused_and_kept(me_fmus, tmp_path):
         # a wrong count is refused too
         with pytest.raises(FMICallException):
             m.setContinuousStates(ptr(np.zeros(3)), 3)
+        # Directional derivatives of der(i_L), der(q_C) by each state, against a forward
+        # difference of fmi2GetDerivatives (the mode is frozen: its ODE is affine).
+        vr = {v.name: v.valueReference for v in md.modelVariables}
+        der = [vr["der(i_L)"], vr["der(q_C)"]]
+        f0, f1 = np.zeros(2), np.zeros(2)
+        m.getDerivatives(ptr(f0), 2)
+        for j, state in enumerate(["i_L", "q_C"]):
+            dd = m.getDirectionalDerivative(der, [vr[state]], [1.0])
+            x = before.copy()
+            x[j] += 1e-6
+            m.setContinuousStates(ptr(x), 2)
+            m.getDerivatives(ptr(f1), 2)
+            m.setContinuousStates(ptr(before), 2)
+            assert np.allclose(dd, (f1 - f0) / 1e-6, rtol=1e-6, atol=1e-6), (state, dd)
         m.terminate()
     finally:
         m.freeInstance()

@@ -12,6 +12,7 @@
 //! last successful (sub-)step and reports a discard; no method allocates on the
 //! `do_step` path.
 
+mod directional;
 mod events;
 mod feedthrough;
 pub mod model_exchange;

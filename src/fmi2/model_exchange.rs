@@ -55,15 +55,15 @@ pub fn refusal(model: &Model) -> Option<String> {
 
 /// The Model Exchange part of an instance.
 pub(super) struct ModelExchange {
-    engine: Exchange,
+    pub(super) engine: Exchange,
     tolerance: Option<f64>,
     /// The multipliers and derivatives are those of the current mode at the
     /// current state and inputs.
-    pairs_current: bool,
-    xdot: Vec<f64>,
+    pub(super) pairs_current: bool,
+    pub(super) xdot: Vec<f64>,
     /// Seeds of a directional derivative, by state and by input.
-    seed_x: Vec<f64>,
-    seed_w: Vec<f64>,
+    pub(super) seed_x: Vec<f64>,
+    pub(super) seed_w: Vec<f64>,
 }
 
 /// What an update of the discrete states says to the importer.
@@ -148,7 +148,7 @@ impl Instance {
     }
 
     /// The Model Exchange part after `check(call)`.
-    fn exchange_for(&mut self, call: Call) -> FmiResult<&mut ModelExchange> {
+    pub(super) fn exchange_for(&mut self, call: Call) -> FmiResult<&mut ModelExchange> {
         self.check(call)?;
         self.exchange.as_deref_mut().ok_or_else(|| {
             FmiError::error(format!("{call:?}: this instance is not Model Exchange"))
@@ -319,62 +319,6 @@ impl Instance {
         self.exchange.as_ref().map(|me| me.engine.active_set())
     }
 
-    /// `fmi2GetDirectionalDerivative` of the current mode's ODE: the
-    /// derivatives of the `unknowns` (state derivatives) along the seed `seed`
-    /// of the `knowns` (states and inputs). Exact for the mode: its ODE is
-    /// affine in both. Other unknowns or knowns are refused with their names.
-    pub fn directional_derivative(
-        &mut self,
-        unknowns: &[u32],
-        knowns: &[u32],
-        seed: &[f64],
-        out: &mut [f64],
-    ) -> FmiResult<()> {
-        self.exchange_for(Call::GetDirectionalDerivative)?;
-        if knowns.len() != seed.len() || unknowns.len() != out.len() {
-            return Err(FmiError::error(
-                "value references and values differ in length",
-            ));
-        }
-        let me = self.exchange.as_deref_mut().expect("checked");
-        me.seed_x.fill(0.0);
-        me.seed_w.fill(0.0);
-        for (&vr, &v) in knowns.iter().zip(seed) {
-            match self.kinds.get(vr as usize) {
-                Some(Kind::State(i)) => me.seed_x[*i] += v,
-                Some(Kind::Input(i)) => me.seed_w[*i] += v,
-                _ => {
-                    return Err(not_directional(
-                        &self.model,
-                        vr,
-                        "known: a state or an input",
-                    ))
-                }
-            }
-        }
-        for &vr in unknowns {
-            if !matches!(self.kinds.get(vr as usize), Some(Kind::Derivative(_))) {
-                return Err(not_directional(
-                    &self.model,
-                    vr,
-                    "unknown: a state derivative",
-                ));
-            }
-        }
-        let (x, w) = (&me.seed_x, &me.seed_w);
-        me.engine
-            .directional(&self.lcs, &self.inputs, x, w, &mut me.xdot)
-            .map_err(|why| mode_failed(self.time, why))?;
-        for (o, &vr) in out.iter_mut().zip(unknowns) {
-            if let Some(Kind::Derivative(i)) = self.kinds.get(vr as usize) {
-                *o = me.xdot[*i];
-            }
-        }
-        // `xdot` now holds the directional derivative, not der(x).
-        me.pairs_current = false;
-        Ok(())
-    }
-
     /// Events the engine resolved so far (Model Exchange), for reports.
     pub fn model_exchange_events(&self) -> Option<u64> {
         self.exchange.as_ref().map(|me| me.engine.events())
@@ -440,18 +384,7 @@ impl Instance {
 }
 
 #[cold]
-fn not_directional(model: &Model, vr: u32, what: &str) -> FmiError {
-    let vars = super::variables::variables(model);
-    let name = vars
-        .get(vr as usize)
-        .map_or("a state derivative", |v| v.name);
-    FmiError::error(format!(
-        "value reference {vr} ({name}) cannot be a directional derivative's {what}"
-    ))
-}
-
-#[cold]
-fn mode_failed(t: f64, why: crate::scheme::StepError) -> FmiError {
+pub(super) fn mode_failed(t: f64, why: crate::scheme::StepError) -> FmiError {
     FmiError::error(format!(
         "the current mode has no ODE for these inputs at t = {t}: {why}"
     ))

@@ -304,3 +304,14 @@ def test_exports_and_check(lcsfmu_bin, tmp_path, interface):
     assert check.returncode == 0, check.stdout + check.stderr
     assert "0 failed" in check.stdout
     assert "ModelExchange element with a modelIdentifier" in check.stdout
+
+
+def test_simulate_reads_model_exchange_archives(lcsfmu_bin, me_fmus, tmp_path):
+    # `lcsfmu simulate FILE.fmu` runs the embedded model with its own scheme: the numbers of
+    # the model file, whichever interface types the archive declares.
+    fmu_csv, toml_csv = tmp_path / "fmu.csv", tmp_path / "toml.csv"
+    for source, out in ((me_fmus["rlc_diode"], fmu_csv), (MODELS_DIR / "rlc_diode.toml", toml_csv)):
+        proc = subprocess.run([str(lcsfmu_bin), "simulate", str(source), "-o", str(out)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+    assert fmu_csv.read_bytes() == toml_csv.read_bytes()

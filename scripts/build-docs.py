@@ -29,7 +29,7 @@ CONTENTS = [
                  ("nonlinear", "Nonlinear models and time"),
                  ("scheme-event-driven", "Event-driven integration")]),
     ("FMI", [("fmu", "What each FMU exposes"), ("fmi3", "FMI 3.0 Co-Simulation"),
-             ("cosimulation", "Co-simulation"),
+             ("model-exchange", "Model Exchange"), ("cosimulation", "Co-simulation"),
              ("sweeps", "Parameter sweeps")]),
     ("Reference", [("cli", "The command line"), ("guarantees", "Guarantees"),
                    ("limitations", "Limitations")]),

@@ -26,7 +26,7 @@ cargo build --release --bins --examples
 # The FMU template only compiles with a generated model: lint it with one.
 cache=target/fmu-build
 ./target/release/lcsfmu build models/sign_spiral.toml -o "$cache/sign_spiral.fmu"
-for features in "" forced-panic fmi3 forced-panic,fmi3; do
+for features in "" forced-panic fmi3 forced-panic,fmi3 model-exchange me-only; do
     LCSFMU_GENERATED="$PWD/$cache/generated/sign_spiral.rs" \
         cargo clippy -p fmu-template --release --features "$features" -- -D warnings
 done

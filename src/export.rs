@@ -12,7 +12,7 @@
 //! one path for every model.
 
 use crate::error::Error;
-use crate::fmi_version::FmiVersion;
+use crate::fmi_version::{FmiVersion, Interfaces};
 use crate::model::Model;
 use crate::runtimes::{self, Runtime};
 use crate::{docs, model_description, model_description3, pack};
@@ -41,6 +41,8 @@ pub struct BuildEnv {
     pub fmi: FmiVersion,
     /// `--runtime`; `None`: compiled when cargo is found, else prebuilt.
     pub runtime: Option<Runtime>,
+    /// `--interface` (Co-Simulation alone by default).
+    pub interfaces: Interfaces,
 }
 
 /// The sources embedded by `build.rs`: `FILES` (path, contents) and their `HASH`.
@@ -75,6 +77,11 @@ forced-panic = []
 # The FMI 3.0 shell (template/src/fmi3/) instead of FMI 2.0's exports.rs:
 # `lcsfmu build --fmi 3` turns it on.
 fmi3 = []
+# The Model Exchange functions (template/src/exports_me.rs): `lcsfmu build
+# --interface cs,me` turns it on; `--interface me` also turns on me-only, which
+# leaves out the co-simulation functions.
+model-exchange = []
+me-only = ["model-exchange"]
 # The prebuilt runtime: built once without a generated model, it reads the model
 # from the FMU's resources/model.json at instantiation (scripts/build-runtime.sh).
 prebuilt = ["lcsfmu/guid"]
@@ -115,6 +122,7 @@ impl BuildEnv {
             template_features,
             fmi: FmiVersion::V2,
             runtime: None,
+            interfaces: Interfaces::CO_SIMULATION,
         }
     }
 }
@@ -189,12 +197,31 @@ fn no_toolchain(cargo: &std::ffi::OsStr, e: &std::io::Error) -> Error {
 /// Makes the binaries of `model` (compiled or prebuilt, see [`BuildEnv::runtime`])
 /// and packs them into `out`; returns the path written.
 pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result<PathBuf, Error> {
-    let guid = model_description::guid(model);
+    let interfaces = env.interfaces;
+    if interfaces.model_exchange {
+        if let Some(why) = crate::fmi2::model_exchange::refusal(model) {
+            return Err(Error::Build(format!("--interface {interfaces}: {why}")));
+        }
+        if env.fmi == FmiVersion::V3 {
+            return Err(Error::Build(format!(
+                "--interface {interfaces}: FMI 3.0 Model Exchange is not provided yet; build with --fmi 2"
+            )));
+        }
+        if env.runtime == Some(Runtime::Prebuilt) {
+            return Err(Error::Build(format!(
+                "--interface {interfaces}: the prebuilt runtime is Co-Simulation only; Model Exchange FMUs are compiled for their model (--runtime compiled, which needs cargo)"
+            )));
+        }
+    }
+    let guid = model_description::guid_for(model, interfaces);
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Io { path, source }
     };
-    let runtime = runtimes::choose(env.runtime)?;
+    let runtime = match interfaces.model_exchange {
+        true => Runtime::Compiled,
+        false => runtimes::choose(env.runtime)?,
+    };
     let mut binaries = Vec::new();
     match (env.fmi, runtime) {
         (FmiVersion::V2, Runtime::Compiled) => {
@@ -215,15 +242,15 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
         }
     }
     // The win64 binary is always the prebuilt runtime (no per-model cross
-    // compilation): every FMI 2.0 FMU of a tool that carries one runs on both
-    // platforms.
-    if env.fmi == FmiVersion::V2 {
+    // compilation): every FMI 2.0 Co-Simulation FMU of a tool that carries one
+    // runs on both platforms (the runtime has no Model Exchange).
+    if env.fmi == FmiVersion::V2 && !interfaces.model_exchange {
         if let Some(dll) = runtimes::prebuilt("win64")? {
             binaries.push(("win64", dll));
         }
     }
     let xml = match env.fmi {
-        FmiVersion::V2 => model_description::write(model, &guid),
+        FmiVersion::V2 => model_description::write_for(model, &guid, interfaces),
         FmiVersion::V3 => model_description3::write(model, &guid),
     };
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -256,7 +283,8 @@ fn compile(model: &Model, guid: &str, origin: &Path, env: &BuildEnv) -> Result<V
 
     let json_name = format!("{}.json", model.name);
     let generated = gen_dir.join(format!("{}.rs", model.name));
-    let source = generated_source(model, guid, &origin.display().to_string(), &json_name);
+    let origin = origin.display().to_string();
+    let source = generated_source(model, guid, &origin, &json_name);
     // Rewriting unchanged files would make cargo recompile the template.
     for (path, text) in [
         (gen_dir.join(&json_name), model.to_json()),
@@ -280,6 +308,12 @@ fn compile(model: &Model, guid: &str, origin: &Path, env: &BuildEnv) -> Result<V
     let mut features = env.template_features.clone();
     if env.fmi == FmiVersion::V3 {
         features.push("fmi3".into());
+    }
+    if env.interfaces.model_exchange {
+        features.push("model-exchange".into());
+        if !env.interfaces.co_simulation {
+            features.push("me-only".into());
+        }
     }
     let target_dir = match features.as_slice() {
         [] => cache_dir.clone(),

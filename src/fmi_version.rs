@@ -1,10 +1,8 @@
 //! Which FMI version and interface type an FMU is built for.
 //!
-//! `lcsfmu build --fmi 2|3 --interface cs` picks them; everything that differs
-//! between the versions in the archive (the binary's platform directory, the
-//! description's writer, the template's shell) asks this type. Co-Simulation is
-//! the one interface type today; Model Exchange is refused with a clear message
-//! until it exists, and the type has room for it.
+//! `lcsfmu build --fmi 2|3 --interface cs|me|cs,me` picks them; everything that
+//! differs between the versions in the archive (the binary's platform
+//! directory, the description's writer, the template's shell) asks these types.
 
 use std::fmt;
 
@@ -72,29 +70,52 @@ impl fmt::Display for FmiVersion {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Interfaces {
     pub co_simulation: bool,
+    pub model_exchange: bool,
 }
 
-/// `--interface`: the interface types to build, Co-Simulation only for now.
+impl Interfaces {
+    /// Co-Simulation alone: the FMU lcsfmu always built.
+    pub const CO_SIMULATION: Interfaces = Interfaces {
+        co_simulation: true,
+        model_exchange: false,
+    };
+}
+
+impl Default for Interfaces {
+    fn default() -> Self {
+        Interfaces::CO_SIMULATION
+    }
+}
+
+impl fmt::Display for Interfaces {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names = match (self.co_simulation, self.model_exchange) {
+            (true, true) => "cs,me",
+            (false, true) => "me",
+            _ => "cs",
+        };
+        f.write_str(names)
+    }
+}
+
+/// `--interface`: `cs`, `me` or both, comma-separated.
 pub fn parse_interfaces(text: &str) -> Result<Interfaces, String> {
+    let mut found = Interfaces {
+        co_simulation: false,
+        model_exchange: false,
+    };
     for part in text.split(',').map(str::trim) {
         match part {
-            "cs" => {}
-            "me" => {
-                return Err(
-                    "--interface me: Model Exchange is not provided yet; build with --interface cs"
-                        .into(),
-                )
-            }
+            "cs" => found.co_simulation = true,
+            "me" => found.model_exchange = true,
             other => {
                 return Err(format!(
-                "--interface: unknown interface type '{other}' (known: cs; me is not provided yet)"
-            ))
+                    "--interface: unknown interface type '{other}' (known: cs, me, or cs,me)"
+                ))
             }
         }
     }
-    Ok(Interfaces {
-        co_simulation: true,
-    })
+    Ok(found)
 }
 
 #[cfg(test)]
@@ -113,11 +134,13 @@ mod tests {
             FmiVersion::V3.binary_entry("m"),
             "binaries/x86_64-linux/m.so"
         );
-        assert!(parse_interfaces("cs").is_ok());
-        assert!(parse_interfaces("me")
-            .unwrap_err()
-            .contains("not provided yet"));
-        assert!(parse_interfaces("cs,me").is_err());
+        assert_eq!(parse_interfaces("cs"), Ok(Interfaces::CO_SIMULATION));
+        let me = parse_interfaces("me").unwrap();
+        assert!(me.model_exchange && !me.co_simulation);
+        let both = parse_interfaces("cs, me").unwrap();
+        assert!(both.model_exchange && both.co_simulation);
+        assert_eq!(both.to_string(), "cs,me");
         assert!(parse_interfaces("se").unwrap_err().contains("'se'"));
+        assert!(parse_interfaces("").is_err());
     }
 }

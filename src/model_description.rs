@@ -6,10 +6,14 @@
 //! `initial` only where legal (never on inputs), start values exactly where
 //! required, one `Outputs` entry per output with exact dependencies, and
 //! `InitialUnknowns` listing exactly the calculated outputs. No generation date
-//! is written, so a build is reproducible.
+//! is written, so a build is reproducible. A Model Exchange FMU adds what FMI 2.0
+//! section 3 asks for (see [`crate::model_description_me`]); a Co-Simulation FMU
+//! is written exactly as before.
 
 use crate::fmi2::variables::{self, Kind, Variable};
+use crate::fmi_version::Interfaces;
 use crate::model::Model;
+use crate::model_description_me as me;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use quick_xml::Writer;
 
@@ -17,6 +21,16 @@ use quick_xml::Writer;
 /// every binary checks at instantiation.
 pub fn guid(model: &Model) -> String {
     crate::model::guid::of_json(&model.to_json())
+}
+
+/// The GUID of an FMU of `model` with `interfaces`: [`guid`] for Co-Simulation
+/// alone (as always), another one with Model Exchange, whose description and
+/// binary differ.
+pub fn guid_for(model: &Model, interfaces: Interfaces) -> String {
+    if interfaces == Interfaces::CO_SIMULATION {
+        return guid(model);
+    }
+    crate::model::guid::of_json(&format!("{}\ninterfaces {interfaces}", model.to_json()))
 }
 
 /// The log categories the FMU understands (its logger filters on them).
@@ -34,8 +48,13 @@ pub(crate) fn number(v: f64) -> String {
     format!("{v:?}")
 }
 
-/// The complete `modelDescription.xml` text.
+/// The complete `modelDescription.xml` text of a Co-Simulation FMU.
 pub fn write(model: &Model, guid: &str) -> String {
+    write_for(model, guid, Interfaces::CO_SIMULATION)
+}
+
+/// The complete `modelDescription.xml` text for `interfaces`.
+pub fn write_for(model: &Model, guid: &str, interfaces: Interfaces) -> String {
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     let mut put = |e: Event| w.write_event(e).expect("writing to memory cannot fail");
     put(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
@@ -49,9 +68,17 @@ pub fn write(model: &Model, guid: &str) -> String {
     }
     root.push_attribute(("generationTool", version.as_str()));
     root.push_attribute(("variableNamingConvention", "structured"));
-    root.push_attribute(("numberOfEventIndicators", "0"));
+    let indicators = if interfaces.model_exchange {
+        me::indicator_count(model)
+    } else {
+        0
+    };
+    root.push_attribute(("numberOfEventIndicators", indicators.to_string().as_str()));
     put(Event::Start(root));
 
+    if interfaces.model_exchange {
+        me::write_element(model, &mut put);
+    }
     let mut cs = BytesStart::new("CoSimulation");
     for (k, v) in [
         ("modelIdentifier", model.name.as_str()),
@@ -62,7 +89,9 @@ pub fn write(model: &Model, guid: &str) -> String {
     ] {
         cs.push_attribute((k, v));
     }
-    put(Event::Empty(cs));
+    if interfaces.co_simulation {
+        put(Event::Empty(cs));
+    }
 
     let vars = variables::variables(model);
     write_units(&vars, &mut put);
@@ -95,6 +124,9 @@ pub fn write(model: &Model, guid: &str) -> String {
         put(Event::Empty(real));
         put(Event::End(BytesEnd::new("ScalarVariable")));
     }
+    if interfaces.model_exchange {
+        me::write_derivatives(model, vars.len(), &mut put);
+    }
     put(Event::End(BytesEnd::new("ModelVariables")));
 
     put(Event::Start(BytesStart::new("ModelStructure")));
@@ -110,19 +142,30 @@ pub fn write(model: &Model, guid: &str) -> String {
         put(Event::Start(BytesStart::new("Outputs")));
         for (index, deps) in &outputs {
             let index = index.to_string();
-            put(Event::Empty(BytesStart::new("Unknown").with_attributes([
-                ("index", index.as_str()),
-                ("dependencies", deps.as_str()),
-            ])));
+            let mut unknown =
+                BytesStart::new("Unknown").with_attributes([("index", index.as_str())]);
+            // Model Exchange: outputs depend on the states as well (through the
+            // mode), so the attribute is left out: "depends on every known".
+            if !interfaces.model_exchange {
+                unknown.push_attribute(("dependencies", deps.as_str()));
+            }
+            put(Event::Empty(unknown));
         }
         put(Event::End(BytesEnd::new("Outputs")));
     }
-    let initial: Vec<usize> = vars
+    if interfaces.model_exchange {
+        me::write_derivative_structure(model, &vars, &mut put);
+    }
+    let mut initial: Vec<usize> = vars
         .iter()
         .enumerate()
         .filter(|(_, v)| v.attributes().2 == Some("calculated"))
         .map(|(i, _)| i + 1)
         .collect();
+    if interfaces.model_exchange {
+        // FMI 2.0 ME: the state derivatives (initial calculated) too.
+        initial.extend((0..model.nx()).map(|i| vars.len() + i + 1));
+    }
     if !initial.is_empty() {
         put(Event::Start(BytesStart::new("InitialUnknowns")));
         for index in initial {

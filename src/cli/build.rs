@@ -31,7 +31,8 @@ pub struct Args {
     /// FMI version of the FMU: 2 (FMI 2.0, the default) or 3 (FMI 3.0).
     #[arg(long = "fmi", value_name = "VERSION", default_value = "2", value_parser = FmiVersion::parse)]
     fmi: FmiVersion,
-    /// Interface types: cs (Co-Simulation, the default); me (Model Exchange) is not provided yet.
+    /// Interface types: cs (Co-Simulation, the default), me (Model Exchange: linear first-order
+    /// models, FMI 2.0), or cs,me (both in one FMU).
     #[arg(long = "interface", value_name = "TYPES", default_value = "cs", value_parser = parse_interfaces)]
     interface: Interfaces,
     /// How the FMU's binary is made: `compiled` for this model with cargo (the default when cargo is
@@ -58,8 +59,7 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     }
     env.verbose = args.verbose;
     env.fmi = args.fmi;
-    // Co-Simulation is the only interface type (Model Exchange was refused).
-    debug_assert!(args.interface.co_simulation);
+    env.interfaces = args.interface;
     env.runtime = args.runtime.map(|r| match r {
         RuntimeArg::Compiled => Runtime::Compiled,
         RuntimeArg::Prebuilt => Runtime::Prebuilt,

@@ -3,6 +3,7 @@
 
 use crate::archive::Archive;
 use crate::error::Error;
+use crate::fmi_version::Interfaces;
 use crate::model::{validate, Model};
 use crate::plot::{self, trajectory};
 use crate::simulate::{self, InputTable, Options};
@@ -68,15 +69,27 @@ fn model_from_fmu(path: &Path) -> Result<(Model, String), Error> {
     let json = archive.read_text(pack::MODEL_ENTRY).map_err(fail)?;
     let xml = archive.read_text("modelDescription.xml").map_err(fail)?;
     let model = Model::from_json(&json).map_err(|e| fail(e.to_string()))?;
-    let guid = model_description::guid(&model);
-    // FMI 2.0 names it `guid`, FMI 3.0 `instantiationToken`: the same value.
-    let named = |attribute: &str| xml.contains(&format!("{attribute}=\"{guid}\""));
-    if !named("guid") && !named("instantiationToken") {
+    // FMI 2.0 names it `guid`, FMI 3.0 `instantiationToken`: the same value. A
+    // Model Exchange FMU's GUID also covers its interface types; its model runs
+    // here with the model's own scheme, as a Co-Simulation FMU's would.
+    let named = |guid: &str, attribute: &str| xml.contains(&format!("{attribute}=\"{guid}\""));
+    let kinds = [(true, false), (false, true), (true, true)];
+    let guid = kinds
+        .into_iter()
+        .map(|(co_simulation, model_exchange)| {
+            let interfaces = Interfaces {
+                co_simulation,
+                model_exchange,
+            };
+            model_description::guid_for(&model, interfaces)
+        })
+        .find(|g| named(g, "guid") || named(g, "instantiationToken"));
+    let Some(guid) = guid else {
         return Err(fail(
             "the embedded model does not match modelDescription.xml (built by another lcsfmu version?)"
                 .into(),
         ));
-    }
+    };
     Ok((model, guid))
 }
 

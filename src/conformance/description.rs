@@ -76,6 +76,17 @@ impl Variable {
     }
 }
 
+impl Description {
+    /// The `modelIdentifier` of the interface elements (Co-Simulation's first;
+    /// lcsfmu writes the same one in both).
+    pub fn model_identifier(&self) -> Option<&String> {
+        fn id(e: &Option<HashMap<String, String>>) -> Option<&String> {
+            e.as_ref()?.get("modelIdentifier")
+        }
+        id(&self.co_simulation).or_else(|| id(&self.model_exchange))
+    }
+}
+
 /// One `Unknown` of `ModelStructure` (FMI 2.0), or one of its FMI 3.0 entries.
 #[derive(Debug)]
 pub struct Unknown {

@@ -7,6 +7,35 @@
 //! bytes in memory, keeps the check free of `unsafe`, of `dlopen` (loading a
 //! binary runs its initializers) and of external tools such as `nm`.
 
+/// The 10 functions FMI 2.0 requires of a Model Exchange FMU besides the 25
+/// common ones (fmi2Functions.h).
+pub const FMI2_ME_FUNCTIONS: [&str; 10] = [
+    "fmi2EnterEventMode",
+    "fmi2NewDiscreteStates",
+    "fmi2EnterContinuousTimeMode",
+    "fmi2CompletedIntegratorStep",
+    "fmi2SetTime",
+    "fmi2SetContinuousStates",
+    "fmi2GetDerivatives",
+    "fmi2GetEventIndicators",
+    "fmi2GetContinuousStates",
+    "fmi2GetNominalsOfContinuousStates",
+];
+
+/// The FMI 2.0 functions an FMU declaring these interface types exports: the 25
+/// common ones, the 9 of co-simulation, the 10 of Model Exchange.
+pub fn fmi2_functions(co_simulation: bool, model_exchange: bool) -> Vec<&'static str> {
+    let (common, cs) = FMI2_CS_FUNCTIONS.split_at(25);
+    let mut out = common.to_vec();
+    if co_simulation {
+        out.extend(cs);
+    }
+    if model_exchange {
+        out.extend(FMI2_ME_FUNCTIONS);
+    }
+    out
+}
+
 /// The functions FMI 2.0 requires of a co-simulation FMU: 25 common to both
 /// interfaces and 9 of co-simulation (fmi2Functions.h).
 pub const FMI2_CS_FUNCTIONS: [&str; 34] = [

@@ -33,7 +33,7 @@ pub mod run;
 pub mod structure;
 
 use crate::archive::{self, Archive};
-use crate::fmi_version::FmiVersion;
+use crate::fmi_version::{FmiVersion, Interfaces};
 use crate::model::Model;
 use crate::simulate::{self, Options};
 use crate::{model_description, pack};
@@ -225,11 +225,7 @@ fn binary(
     d: &description::Description,
     version: FmiVersion,
 ) -> Option<String> {
-    let id = d
-        .co_simulation
-        .as_ref()
-        .and_then(|cs| cs.get("modelIdentifier"));
-    let Some(id) = id else {
+    let Some(id) = d.model_identifier() else {
         r.skip(
             version.binary_entry("<modelIdentifier>"),
             "no modelIdentifier",
@@ -258,17 +254,29 @@ fn binary(
         }
     };
     r.add(format!("{so} present"), Ok(()));
-    let (expected, what): (&[&str], _) = match version {
+    let (cs, me) = (d.co_simulation.is_some(), d.model_exchange.is_some());
+    let (expected, what): (Vec<&str>, _) = match version {
+        FmiVersion::V2 if me => (
+            elf::fmi2_functions(cs, me),
+            format!(
+                "exports exactly the FMI 2.0 functions of its interface types ({})",
+                if cs {
+                    "44: 25 common, 9 co-simulation, 10 Model Exchange"
+                } else {
+                    "35: 25 common, 10 Model Exchange"
+                }
+            ),
+        ),
         FmiVersion::V2 => (
-            &elf::FMI2_CS_FUNCTIONS,
-            "exports exactly the 34 FMI 2.0 co-simulation functions",
+            elf::FMI2_CS_FUNCTIONS.to_vec(),
+            "exports exactly the 34 FMI 2.0 co-simulation functions".to_string(),
         ),
         FmiVersion::V3 => (
-            &elf::FMI3_FUNCTIONS,
-            "exports exactly the 75 functions of fmi3Functions.h",
+            elf::FMI3_FUNCTIONS.to_vec(),
+            "exports exactly the 75 functions of fmi3Functions.h".to_string(),
         ),
     };
-    let exports = elf::exported_symbols(&bytes).and_then(|names| exactly(&names, expected));
+    let exports = elf::exported_symbols(&bytes).and_then(|names| exactly(&names, &expected));
     r.add(what, exports);
     if version == FmiVersion::V2 {
         win64(r, archive, id);
@@ -339,7 +347,12 @@ fn embedded_model(r: &mut Report, archive: &mut Archive, d: &description::Descri
         }
     };
     r.add(name, Ok(()));
-    let guid = model_description::guid(&model);
+    // A Model Exchange FMU's GUID also covers its interface types.
+    let interfaces = Interfaces {
+        co_simulation: d.co_simulation.is_some(),
+        model_exchange: d.model_exchange.is_some(),
+    };
+    let guid = model_description::guid_for(&model, interfaces);
     // FMI 3.0 calls the GUID the instantiation token.
     let token = d
         .root
@@ -397,6 +410,13 @@ fn binary_run(
         r.skip(name, "no runner given (the lcsfmu executable)");
         return;
     };
+    if d.co_simulation.is_none() {
+        r.skip(
+            name,
+            "a Model Exchange-only FMU (the child-process runner drives Co-Simulation)",
+        );
+        return;
+    }
     let ran = run::binary(archive, d, so, runner, SHORT_RUN_STEPS, limits);
     match ran {
         Ok(summary) => r.add(format!("{name}: {summary}"), Ok(())),

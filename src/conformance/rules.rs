@@ -15,15 +15,33 @@ use std::collections::HashMap;
 
 pub type Rule = (&'static str, Result<(), String>);
 
-/// Every rule, in the order they are printed.
+/// Every rule, in the order they are printed: those of the interface elements
+/// first (Co-Simulation's when the description declares it or no interface).
 pub fn check(d: &Description) -> Vec<Rule> {
-    vec![
+    let mut rules = vec![
         ("fmiVersion is \"2.0\"", fmi_version(d)),
         ("a guid is given", guid(d)),
-        (
+    ];
+    if d.co_simulation.is_some() || d.model_exchange.is_none() {
+        rules.push((
             "CoSimulation element with a modelIdentifier",
             co_simulation(d),
-        ),
+        ));
+    }
+    if d.model_exchange.is_some() {
+        rules.extend([
+            (
+                "ModelExchange element with a modelIdentifier (the same as CoSimulation's)",
+                model_exchange(d),
+            ),
+            ("numberOfEventIndicators is a count", event_indicators(d)),
+            (
+                "Derivatives lists exactly the state derivatives, each of a continuous Real",
+                structure::derivatives(d),
+            ),
+        ]);
+    }
+    rules.extend([
         ("root elements in the order of the XSD", element_order(d)),
         ("variable names unique", unique_names(d)),
         (
@@ -56,7 +74,8 @@ pub fn check(d: &Description) -> Vec<Rule> {
         ),
         ("DefaultExperiment sane", default_experiment(d)),
         ("units referenced are declared", units(d)),
-    ]
+    ]);
+    rules
 }
 
 fn fmi_version(d: &Description) -> Result<(), String> {
@@ -79,6 +98,33 @@ pub(super) fn co_simulation(d: &Description) -> Result<(), String> {
     match cs.get("modelIdentifier") {
         Some(id) if !id.is_empty() => Ok(()),
         _ => Err("CoSimulation has no modelIdentifier".into()),
+    }
+}
+
+fn model_exchange(d: &Description) -> Result<(), String> {
+    let me = d
+        .model_exchange
+        .as_ref()
+        .ok_or("no ModelExchange element")?;
+    let id = me.get("modelIdentifier").filter(|id| !id.is_empty());
+    let id = id.ok_or("ModelExchange has no modelIdentifier")?;
+    match d
+        .co_simulation
+        .as_ref()
+        .and_then(|cs| cs.get("modelIdentifier"))
+    {
+        Some(cs) if cs != id => Err(format!(
+            "ModelExchange's {id} differs from CoSimulation's {cs} (lcsfmu ships one binary)"
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn event_indicators(d: &Description) -> Result<(), String> {
+    match d.root.get("numberOfEventIndicators") {
+        None => Ok(()),
+        Some(n) if n.parse::<u32>().is_ok() => Ok(()),
+        Some(n) => Err(format!("numberOfEventIndicators=\"{n}\"")),
     }
 }
 

@@ -119,3 +119,36 @@ pub fn initial_unknowns(d: &Description) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// FMI 2.0 section 2.2.8: `Derivatives` lists exactly the variables with a
+/// `derivative` attribute, in index order, and each names a continuous Real.
+pub fn derivatives(d: &Description) -> Result<(), String> {
+    let n = d.variables.len();
+    let mut expected = vec![];
+    for (i, v) in d.variables.iter().enumerate() {
+        let Some(s) = v.type_attributes.get("derivative") else {
+            continue;
+        };
+        let state = s.parse::<usize>().ok().filter(|j| (1..=n).contains(j));
+        let Some(state) = state else {
+            return Err(format!(
+                "{}: derivative=\"{s}\" is not a variable (1..={n})",
+                v.label()
+            ));
+        };
+        let x = &d.variables[state - 1];
+        if x.kind != "Real" || x.variability() != "continuous" {
+            return Err(format!(
+                "{}: its state {} is not a continuous Real",
+                v.label(),
+                x.label()
+            ));
+        }
+        expected.push(i + 1);
+    }
+    let listed = indices(d, &d.derivatives)?;
+    if listed != expected {
+        return Err(format!("listed {listed:?} expected {expected:?}"));
+    }
+    Ok(())
+}

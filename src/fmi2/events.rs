@@ -80,6 +80,9 @@ impl Instance {
     /// (FMI 3.0 §4.2: a co-simulation FMU without it never enters Event Mode).
     pub fn enter_event_mode(&mut self) -> FmiResult<()> {
         self.check(Call::EnterEventMode)?;
+        if self.exchange.is_some() {
+            return self.enter_event_mode_model_exchange();
+        }
         if !self.events.event_mode_used {
             return Err(FmiError::error(
                 "Event Mode was not declared at instantiation (eventModeUsed = false)",
@@ -95,6 +98,9 @@ impl Instance {
     /// mode's. True when the values changed. One call settles the event: there is
     /// never a further update needed at the same instant, and no time event.
     pub fn update_discrete_states(&mut self) -> FmiResult<bool> {
+        if self.exchange.is_some() {
+            return Ok(self.new_discrete_states()?.values_changed);
+        }
         self.check(Call::UpdateDiscreteStates)?;
         if !std::mem::take(&mut self.event_pending) {
             return Ok(false);

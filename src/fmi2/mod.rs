@@ -12,8 +12,10 @@
 //! last successful (sub-)step and reports a discard; no method allocates on the
 //! `do_step` path.
 
+mod directional;
 mod events;
 mod feedthrough;
+pub mod model_exchange;
 mod report;
 #[cfg(feature = "guid")]
 pub mod resources;
@@ -28,8 +30,9 @@ use crate::model::Model;
 use crate::scheme::{StepError, StepReport, Stepper};
 pub use events::EventOptions;
 use feedthrough::Feedthrough;
+use model_exchange::ModelExchange;
 use snapshot::{Sizes, Snapshot};
-use state::{allowed, Call, Phase};
+use state::{allowed, Call, Interface, Phase};
 use tiny_step::HeldMultipliers;
 pub use tiny_step::TINY_STEP;
 use variables::Kind;
@@ -101,6 +104,8 @@ pub struct Instance {
     events: EventOptions,
     event_pending: bool,
     mode_before: Vec<Bound>,
+    /// Model Exchange (see [`model_exchange`]); `None`: Co-Simulation.
+    exchange: Option<Box<ModelExchange>>,
 }
 
 impl Instance {
@@ -133,6 +138,7 @@ impl Instance {
             events: EventOptions::default(),
             event_pending: false,
             mode_before: vec![Bound::Free; nu],
+            exchange: None,
             model,
         };
         inst.load_start_values();
@@ -175,6 +181,14 @@ impl Instance {
 
     /// Refuses `call` unless the state machine allows it now.
     pub fn check(&self, call: Call) -> FmiResult<()> {
+        let interface_ok = match call.interface() {
+            Interface::Both => call != Call::FmuState || self.exchange.is_none(),
+            Interface::CoSimulation => self.exchange.is_none(),
+            Interface::ModelExchange => self.exchange.is_some(),
+        };
+        if !interface_ok {
+            return Err(self.wrong_interface(call));
+        }
         if allowed(call, self.phase) {
             Ok(())
         } else {
@@ -183,6 +197,24 @@ impl Instance {
                 self.phase
             )))
         }
+    }
+
+    /// Why `call` does not belong to this instance's interface type.
+    #[cold]
+    fn wrong_interface(&self, call: Call) -> FmiError {
+        let this = if self.exchange.is_some() {
+            "Model Exchange"
+        } else {
+            "Co-Simulation"
+        };
+        if call == Call::FmuState {
+            return FmiError::error(
+                "FMU states are not provided for Model Exchange (canGetAndSetFMUstate is false)",
+            );
+        }
+        FmiError::error(format!(
+            "{call:?} does not belong to {this}, the interface type this instance was made for"
+        ))
     }
 
     pub fn setup_experiment(&mut self, start: f64, stop: Option<f64>) -> FmiResult<()> {
@@ -211,6 +243,9 @@ impl Instance {
     /// when no consistent multipliers exist (the first step resolves that).
     pub fn exit_initialization_mode(&mut self) -> FmiResult<Option<String>> {
         self.check(Call::ExitInitializationMode)?;
+        if self.exchange.is_some() {
+            return self.exit_initialization_model_exchange();
+        }
         let warning = match self.make_consistent() {
             Ok(()) => None,
             Err(e) if e.severity == Severity::Warning => Some(e.message),
@@ -441,6 +476,7 @@ impl Instance {
         self.stepper
             .set_stop_at_events(self.events.event_mode_used && self.events.early_return_allowed);
         (self.last_report, self.totals) = (StepReport::default(), StepReport::default());
+        self.reset_model_exchange();
         Ok(())
     }
 
@@ -455,9 +491,13 @@ impl Instance {
 
     /// Name of a value reference, for messages.
     pub fn name(&self, vr: u32) -> &str {
-        variables::variables(&self.model)
-            .get(vr as usize)
-            .map_or("?", |v| v.name)
+        let vars = variables::variables(&self.model);
+        match vars.get(vr as usize) {
+            Some(v) => v.name,
+            // A Model Exchange FMU's derivatives follow the variables.
+            None if self.exchange.is_some() && (vr as usize) < self.kinds.len() => "der(...)",
+            None => "?",
+        }
     }
 
     pub fn get_reals(&mut self, vrs: &[u32], values: &mut [f64]) -> FmiResult<()> {
@@ -480,6 +520,7 @@ impl Instance {
                 Err(e) => return Err(e),
             }
         }
+        self.refresh_pairs(vrs)?;
         for (&vr, v) in vrs.iter().zip(values.iter_mut()) {
             *v = match self.kind(vr)? {
                 Kind::Time => self.time,
@@ -488,6 +529,7 @@ impl Instance {
                 Kind::State(i) => self.states[i],
                 Kind::Pair(i) => self.pairs[i],
                 Kind::Output(k) => self.output(k),
+                Kind::Derivative(i) => self.derivative(i),
             };
         }
         Ok(())
@@ -530,7 +572,7 @@ impl Instance {
             let settable = match kind {
                 Kind::Parameter(_) | Kind::State(_) => before_init,
                 Kind::Input(_) => true,
-                Kind::Time | Kind::Pair(_) | Kind::Output(_) => {
+                Kind::Time | Kind::Pair(_) | Kind::Output(_) | Kind::Derivative(_) => {
                     return Err(FmiError::error(format!(
                         "{} (value reference {vr}) is calculated and cannot be set",
                         name()
@@ -560,11 +602,15 @@ impl Instance {
                     self.inputs[i] = v;
                 }
                 Kind::State(i) => self.states[i] = v,
-                Kind::Time | Kind::Pair(_) | Kind::Output(_) => unreachable!("refused above"),
+                Kind::Time | Kind::Pair(_) | Kind::Output(_) | Kind::Derivative(_) => {
+                    unreachable!("refused above")
+                }
             }
         }
         if before_init {
             self.consistent = false;
+        } else if self.exchange.is_some() {
+            self.inputs_changed_model_exchange();
         } else if moved {
             self.follow_inputs()?;
         }
@@ -689,6 +735,9 @@ impl Instance {
         &self.pairs
     }
     pub fn active_set(&self) -> &[Bound] {
-        self.stepper.active_set()
+        match self.model_exchange_mode() {
+            Some(mode) => mode,
+            None => self.stepper.active_set(),
+        }
     }
 }

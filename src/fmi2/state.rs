@@ -1,11 +1,16 @@
-//! The co-simulation state machine of FMI 2.0 and 3.0 as one table.
+//! The state machine of FMI 2.0 and 3.0, Co-Simulation and Model Exchange, as
+//! one table.
 //!
-//! Each FMI function is allowed in a set of [`Phase`]s (FMI 2.0 standard, section
-//! 4.2.4; FMI 3.0, sections 2.3 and 4.2); [`allowed`] answers from a single mask
-//! table, so the rules live in one place instead of being spread over the entry
-//! points of two shells. FMI 3.0's Step Mode is FMI 2.0's stepComplete; its Event
-//! Mode exists only for an FMI 3.0 importer that declared `eventModeUsed`, so an
-//! FMI 2.0 instance never enters it. The FFI shells ask before every call, and
+//! Each FMI function is allowed in a set of [`Phase`]s (FMI 2.0 standard,
+//! sections 3.2.3 and 4.2.4; FMI 3.0, sections 2.3, 3.2 and 4.2); [`allowed`]
+//! answers from a single mask table, so the rules live in one place instead of
+//! being spread over the entry points of two shells. FMI 3.0's Step Mode is FMI
+//! 2.0's stepComplete; its Event Mode exists only for an FMI 3.0 importer that
+//! declared `eventModeUsed`, so an FMI 2.0 co-simulation instance never enters
+//! it. A Model Exchange instance goes from initialization to Event Mode and
+//! then between it and Continuous-Time Mode; it is never in Step Mode, and a
+//! co-simulation instance never in Continuous-Time Mode, so the interface-specific
+//! calls of one are refused in the other's phases by [`Call::interface`]. The FFI shells ask before every call, and
 //! `lcsfmu simulate` drives the same [`Instance`](super::Instance) through the same
 //! checks.
 
@@ -27,6 +32,8 @@ pub enum Phase {
     /// FMI 3.0 Event Mode (co-simulation with `eventModeUsed`): after
     /// initialization and `fmi3EnterEventMode`, until `fmi3EnterStepMode`.
     EventMode = 6,
+    /// Model Exchange: the importer integrates the current mode's ODE.
+    ContinuousTimeMode = 7,
 }
 
 impl Phase {
@@ -39,6 +46,7 @@ impl Phase {
             4 => Phase::Terminated,
             5 => Phase::Error,
             6 => Phase::EventMode,
+            7 => Phase::ContinuousTimeMode,
             _ => return None,
         })
     }
@@ -71,6 +79,44 @@ pub enum Call {
     EnterEventMode,
     UpdateDiscreteStates,
     EnterStepMode,
+    /// Model Exchange (FMI 2.0 and 3.0).
+    SetTime,
+    SetContinuousStates,
+    EnterContinuousTimeMode,
+    CompletedIntegratorStep,
+    GetDerivatives,
+    GetContinuousStates,
+    GetNominals,
+}
+
+/// Which interface type a call belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interface {
+    Both,
+    CoSimulation,
+    ModelExchange,
+}
+
+impl Call {
+    /// The interface type whose instances may make this call.
+    pub const fn interface(self) -> Interface {
+        match self {
+            Call::SetRealInputDerivatives
+            | Call::GetRealOutputDerivatives
+            | Call::DoStep
+            | Call::CancelStep
+            | Call::GetStatus
+            | Call::EnterStepMode => Interface::CoSimulation,
+            Call::SetTime
+            | Call::SetContinuousStates
+            | Call::EnterContinuousTimeMode
+            | Call::CompletedIntegratorStep
+            | Call::GetDerivatives
+            | Call::GetContinuousStates
+            | Call::GetNominals => Interface::ModelExchange,
+            _ => Interface::Both,
+        }
+    }
 }
 
 const INST: u8 = Phase::Instantiated.bit();
@@ -80,7 +126,8 @@ const FAIL: u8 = Phase::StepFailed.bit();
 const TERM: u8 = Phase::Terminated.bit();
 const ERR: u8 = Phase::Error.bit();
 const EVENT: u8 = Phase::EventMode.bit();
-const ANY: u8 = INST | INIT | DONE | FAIL | TERM | ERR | EVENT;
+const CONT: u8 = Phase::ContinuousTimeMode.bit();
+const ANY: u8 = INST | INIT | DONE | FAIL | TERM | ERR | EVENT | CONT;
 
 /// The phases in which `call` is legal.
 const fn mask(call: Call) -> u8 {
@@ -88,16 +135,25 @@ const fn mask(call: Call) -> u8 {
         Call::SetDebugLogging | Call::FreeInstance | Call::Reset | Call::FmuState => ANY,
         Call::SetupExperiment | Call::EnterInitializationMode => INST,
         Call::ExitInitializationMode => INIT,
-        Call::Terminate => DONE | FAIL | EVENT,
-        Call::GetValues | Call::GetDirectionalDerivative => INIT | DONE | FAIL | TERM | ERR | EVENT,
-        Call::SetValues | Call::SetRealInputDerivatives => INST | INIT | DONE | EVENT,
+        Call::Terminate => DONE | FAIL | EVENT | CONT,
+        Call::GetValues | Call::GetDirectionalDerivative => {
+            INIT | DONE | FAIL | TERM | ERR | EVENT | CONT
+        }
+        Call::SetValues => INST | INIT | DONE | EVENT | CONT,
+        Call::SetRealInputDerivatives => INST | INIT | DONE | EVENT,
         Call::GetRealOutputDerivatives => DONE | FAIL | TERM | ERR,
         Call::DoStep => DONE,
         // No step ever runs asynchronously, so there is never a step to cancel.
         Call::CancelStep => 0,
         Call::GetStatus => DONE | FAIL | TERM,
-        Call::EnterEventMode => DONE,
+        Call::EnterEventMode => DONE | CONT,
         Call::UpdateDiscreteStates | Call::EnterStepMode => EVENT,
+        // FMI 2.0 section 3.2.3 (the Reference FMUs' masks agree).
+        Call::SetTime => EVENT | CONT,
+        Call::EnterContinuousTimeMode => EVENT,
+        Call::SetContinuousStates | Call::CompletedIntegratorStep => CONT,
+        Call::GetDerivatives | Call::GetContinuousStates => EVENT | CONT | TERM | ERR,
+        Call::GetNominals => INST | EVENT | CONT | TERM | ERR,
     }
 }
 
@@ -127,9 +183,19 @@ mod tests {
         assert!(!allowed(Call::UpdateDiscreteStates, Phase::StepComplete));
         assert!(allowed(Call::EnterEventMode, Phase::StepComplete));
         assert!(!allowed(Call::EnterStepMode, Phase::StepComplete));
-        for v in 0..=6 {
+        assert!(allowed(
+            Call::SetContinuousStates,
+            Phase::ContinuousTimeMode
+        ));
+        assert!(!allowed(Call::SetContinuousStates, Phase::EventMode));
+        assert!(allowed(Call::EnterEventMode, Phase::ContinuousTimeMode));
+        assert!(!allowed(Call::GetDerivatives, Phase::Instantiated));
+        assert!(allowed(Call::Terminate, Phase::ContinuousTimeMode));
+        assert_eq!(Call::DoStep.interface(), Interface::CoSimulation);
+        assert_eq!(Call::GetDerivatives.interface(), Interface::ModelExchange);
+        for v in 0..=7 {
             assert_eq!(Phase::from_u8(v).map(|p| p as u8), Some(v));
         }
-        assert_eq!(Phase::from_u8(7), None);
+        assert_eq!(Phase::from_u8(8), None);
     }
 }

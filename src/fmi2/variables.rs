@@ -2,8 +2,10 @@
 //!
 //! Value references are positions in one fixed order (time, parameters, inputs,
 //! states, complementarity variables, outputs), so the reference of a variable is
-//! also its 0-based index in `ModelVariables`. Both the XML writer and the
-//! instance read this table; nothing else assigns references.
+//! also its 0-based index in `ModelVariables`. A Model Exchange FMU appends the
+//! state derivatives `der(x)` after them ([`with_derivatives`]), so the
+//! references of a Co-Simulation FMU stay what they were. Both the XML writer
+//! and the instance read this table; nothing else assigns references.
 
 use crate::model::Model;
 
@@ -16,6 +18,8 @@ pub enum Kind {
     State(usize),
     Pair(usize),
     Output(usize),
+    /// Model Exchange: the derivative of state `i` in the current mode.
+    Derivative(usize),
 }
 
 /// One scalar variable as the FMU exposes it.
@@ -38,6 +42,7 @@ impl Variable<'_> {
             Kind::Input(_) => ("input", "continuous", None),
             Kind::State(_) => ("output", "continuous", Some("exact")),
             Kind::Pair(_) | Kind::Output(_) => ("output", "continuous", Some("calculated")),
+            Kind::Derivative(_) => ("local", "continuous", Some("calculated")),
         }
     }
 }
@@ -90,4 +95,17 @@ pub fn variables(model: &Model) -> Vec<Variable<'_>> {
 /// The kinds alone, indexed by value reference (what an instance keeps).
 pub fn kinds(model: &Model) -> Vec<Kind> {
     variables(model).into_iter().map(|v| v.kind).collect()
+}
+
+/// The name of the derivative of state `i` (Model Exchange), after the
+/// [`variables`] of the model, at value reference `variables(model).len() + i`.
+pub fn derivative_name(model: &Model, i: usize) -> String {
+    format!("der({})", model.states[i].name)
+}
+
+/// The kinds of a Model Exchange instance, indexed by value reference.
+pub fn kinds_with_derivatives(model: &Model) -> Vec<Kind> {
+    let mut kinds = kinds(model);
+    kinds.extend((0..model.nx()).map(Kind::Derivative));
+    kinds
 }

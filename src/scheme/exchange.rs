@@ -84,6 +84,9 @@ pub struct Exchange {
     x_before: Vec<f64>,
     /// A state projected before it is known to be taken.
     trial: Vec<f64>,
+    /// The mode's constant term, and seeded inputs, for directional derivatives.
+    b_saved: Vec<f64>,
+    w_seeded: Vec<f64>,
 }
 
 impl Exchange {
@@ -121,6 +124,8 @@ impl Exchange {
             changed_at: vec![NEVER; nu],
             x_before: vec![0.0; nx],
             trial: vec![0.0; nx],
+            b_saved: vec![0.0; nx],
+            w_seeded: vec![0.0; nw],
         }
     }
 
@@ -186,6 +191,56 @@ impl Exchange {
             *v = slot.map_or(1.0, |r| self.mode.guard(r, x));
         }
         Ok(())
+    }
+
+    /// The directional derivative of the mode's ODE `x' = a x + b(w)`:
+    /// `a dx + b(w + dw) - b(w)` (the mode is affine in the inputs, so the
+    /// difference is the derivative, to rounding). The mode stays the one for
+    /// `w`; nothing allocates.
+    pub fn directional(
+        &mut self,
+        lcs: &Lcs,
+        w: &[f64],
+        dx: &[f64],
+        dw: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), StepError> {
+        self.follow_inputs(lcs, w)?;
+        self.b_saved.fill(0.0);
+        crate::linalg::gemv_from(out, &self.b_saved, &self.mode.a, dx);
+        if dw.iter().all(|v| *v == 0.0) {
+            return Ok(());
+        }
+        self.b_saved.copy_from_slice(self.mode.b.as_slice());
+        for ((s, a), d) in self.w_seeded.iter_mut().zip(w).zip(dw) {
+            *s = a + d;
+        }
+        let seeded = std::mem::take(&mut self.w_seeded);
+        let built = self.build(lcs, &seeded);
+        if built.is_ok() {
+            for ((o, b1), b0) in out.iter_mut().zip(self.mode.b.iter()).zip(&self.b_saved) {
+                *o += b1 - b0;
+            }
+        }
+        self.w_seeded = seeded;
+        // Back to the mode for `w` (the same bits: a rebuild is deterministic).
+        self.build(lcs, w)
+            .and(built)
+            .map_err(|SingularMode| StepError::SingularMode)
+    }
+
+    /// Whether a guard of the current mode is below zero by more than its
+    /// tolerance at `x`: an indicator's sign change the importer's integrator
+    /// stepped over without locating it (checked after each completed step).
+    pub fn violated(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<bool, StepError> {
+        self.follow_inputs(lcs, w)?;
+        Ok((0..self.mode.guards.len())
+            .any(|r| self.mode.guard(r, x) < -self.mode.guard_tolerance(r, x, self.atol)))
+    }
+
+    /// Events so far (an event that kept the mode does not count).
+    pub fn events(&self) -> u64 {
+        self.events
     }
 
     /// The mode after an indicator reached zero at time `t` and state `x`

@@ -1,20 +1,22 @@
-//! The 34 exported FMI 2.0 co-simulation functions, and nothing else.
+//! The 25 FMI 2.0 functions common to both interface types; with
+//! [`crate::exports_cs`] (Co-Simulation) and [`crate::exports_me`] (Model
+//! Exchange) they are every function the binary exports, and nothing else.
 //!
 //! Each function converts its C arguments (through the checked helpers of
 //! [`crate::shell`]) and calls the core `Instance` inside [`enter`], which
 //! guards against NULL components and panics, maps statuses and logs. What the
-//! FMU does not provide (directional derivatives, input interpolation, output
-//! derivatives, asynchronous steps) is a logged `fmi2Error`, as the standard asks.
+//! FMU does not provide (directional derivatives of a Co-Simulation instance)
+//! is a logged `fmi2Error`, as the standard asks.
 #![allow(non_snake_case)]
 
 use crate::ffi::*;
 use crate::fmu_state;
 use crate::shell::{
-    c_str, check_categories, enter, instance_name, log_with, no_variables, out, slice, slice_mut,
+    c_str, check_categories, enter, instance_name, log_with, no_variables, slice, slice_mut,
     unsupported, warning_as_status, Component, Sink,
 };
 use lcsfmu::fmi2::state::Call;
-use lcsfmu::fmi2::{FmiError, FmiResult};
+use lcsfmu::fmi2::FmiResult;
 use std::ffi::c_char;
 use std::panic::catch_unwind;
 
@@ -75,18 +77,27 @@ pub extern "C" fn fmi2Instantiate(
             };
             std::ptr::null_mut()
         };
-        if fmuType != fmi2CoSimulation {
+        if !crate::interfaces::accepts_fmi2(fmuType) {
             return fail(format!(
-                "fmuType {fmuType} requested; this FMU supports Co-Simulation (1) only"
+                "fmuType {fmuType} requested; this FMU supports {}",
+                crate::interfaces::FMI2_SUPPORTED
             ));
         }
         // SAFETY: the importer passes NULL or valid strings.
         let (guid, location) = unsafe { (c_str(fmuGUID), c_str(fmuResourceLocation)) };
-        let instance =
+        let mut instance =
             match crate::model_source::instance(guid.as_deref(), location.as_deref(), "GUID") {
                 Ok(i) => i,
                 Err(e) => return fail(e),
             };
+        if fmuType == fmi2ModelExchange {
+            if let Err(e) = instance.use_model_exchange() {
+                return fail(e.message);
+            }
+        } else if crate::interfaces::declared().1 {
+            // The description lists der(x) for Model Exchange; CS reads them too.
+            instance.expose_derivatives();
+        }
         let sink = unsafe { Sink::fmi2(functions) };
         let comp = Component::new(instance, name, sink, loggingOn != fmi2False);
         Box::into_raw(Box::new(comp)) as fmi2Component
@@ -106,8 +117,8 @@ pub extern "C" fn fmi2FreeInstance(c: fmi2Component) {
 #[no_mangle]
 pub extern "C" fn fmi2SetupExperiment(
     c: fmi2Component,
-    _toleranceDefined: fmi2Boolean,
-    _tolerance: fmi2Real,
+    toleranceDefined: fmi2Boolean,
+    tolerance: fmi2Real,
     startTime: fmi2Real,
     stopTimeDefined: fmi2Boolean,
     stopTime: fmi2Real,
@@ -115,6 +126,11 @@ pub extern "C" fn fmi2SetupExperiment(
     enter(c, "fmi2SetupExperiment", |comp| {
         let stop = (stopTimeDefined != fmi2False).then_some(stopTime);
         comp.instance.setup_experiment(startTime, stop)?;
+        // Model Exchange only: the state tolerance of its event logic.
+        if comp.instance.is_model_exchange() {
+            let tol = (toleranceDefined != fmi2False).then_some(tolerance);
+            comp.instance.set_tolerance(tol)?;
+        }
         OK
     })
 }
@@ -323,155 +339,29 @@ pub extern "C" fn fmi2DeSerializeFMUstate(
 #[no_mangle]
 pub extern "C" fn fmi2GetDirectionalDerivative(
     c: fmi2Component,
-    _vUnknown_ref: *const fmi2ValueReference,
-    _nUnknown: usize,
-    _vKnown_ref: *const fmi2ValueReference,
-    _nKnown: usize,
-    _dvKnown: *const fmi2Real,
-    _dvUnknown: *mut fmi2Real,
+    vUnknown_ref: *const fmi2ValueReference,
+    nUnknown: usize,
+    vKnown_ref: *const fmi2ValueReference,
+    nKnown: usize,
+    dvKnown: *const fmi2Real,
+    dvUnknown: *mut fmi2Real,
 ) -> fmi2Status {
     enter(c, "fmi2GetDirectionalDerivative", |comp| {
         comp.instance.check(Call::GetDirectionalDerivative)?;
-        unsupported("providesDirectionalDerivative is false")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi2SetRealInputDerivatives(
-    c: fmi2Component,
-    _vr: *const fmi2ValueReference,
-    _nvr: usize,
-    _order: *const fmi2Integer,
-    _value: *const fmi2Real,
-) -> fmi2Status {
-    enter(c, "fmi2SetRealInputDerivatives", |comp| {
-        comp.instance.check(Call::SetRealInputDerivatives)?;
-        unsupported("canInterpolateInputs is false: inputs are held over a step")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi2GetRealOutputDerivatives(
-    c: fmi2Component,
-    _vr: *const fmi2ValueReference,
-    _nvr: usize,
-    _order: *const fmi2Integer,
-    _value: *mut fmi2Real,
-) -> fmi2Status {
-    enter(c, "fmi2GetRealOutputDerivatives", |comp| {
-        comp.instance.check(Call::GetRealOutputDerivatives)?;
-        unsupported("maxOutputDerivativeOrder is 0")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi2DoStep(
-    c: fmi2Component,
-    currentCommunicationPoint: fmi2Real,
-    communicationStepSize: fmi2Real,
-    _noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
-) -> fmi2Status {
-    enter(c, "fmi2DoStep", |comp| {
-        #[cfg(feature = "forced-panic")]
-        crate::forced_panic::at(currentCommunicationPoint);
-        comp.instance
-            .do_step(currentCommunicationPoint, communicationStepSize)?;
-        comp.log_step_report("fmi2DoStep", currentCommunicationPoint);
-        OK
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi2CancelStep(c: fmi2Component) -> fmi2Status {
-    enter(c, "fmi2CancelStep", |comp| {
-        comp.instance.check(Call::CancelStep)?;
-        unsupported("steps are never asynchronous")
-    })
-}
-
-/// Status queries: only `fmi2LastSuccessfulTime` (Real) and `fmi2Terminated`
-/// (Boolean) exist; `wanted` is the one kind the calling function answers, if any.
-fn status_query(
-    comp: &mut Component,
-    kind: fmi2StatusKind,
-    wanted: Option<fmi2StatusKind>,
-    name: &str,
-) -> FmiResult<()> {
-    comp.instance.check(Call::GetStatus)?;
-    if Some(kind) != wanted {
-        return Err(FmiError::error(format!(
-            "status kind {kind} is not available from {name} (steps are never pending)"
-        )));
-    }
-    Ok(())
-}
-
-#[no_mangle]
-pub extern "C" fn fmi2GetStatus(
-    c: fmi2Component,
-    s: fmi2StatusKind,
-    _value: *mut fmi2Status,
-) -> fmi2Status {
-    enter(c, "fmi2GetStatus", |comp| {
-        status_query(comp, s, None, "fmi2GetStatus")?;
-        OK
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi2GetRealStatus(
-    c: fmi2Component,
-    s: fmi2StatusKind,
-    value: *mut fmi2Real,
-) -> fmi2Status {
-    enter(c, "fmi2GetRealStatus", |comp| {
-        status_query(comp, s, Some(fmi2LastSuccessfulTime), "fmi2GetRealStatus")?;
-        // SAFETY: value is writable.
-        unsafe { *out(value, "value")? = comp.instance.last_successful_time() };
-        OK
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi2GetIntegerStatus(
-    c: fmi2Component,
-    s: fmi2StatusKind,
-    _value: *mut fmi2Integer,
-) -> fmi2Status {
-    enter(c, "fmi2GetIntegerStatus", |comp| {
-        status_query(comp, s, None, "fmi2GetIntegerStatus")?;
-        OK
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi2GetBooleanStatus(
-    c: fmi2Component,
-    s: fmi2StatusKind,
-    value: *mut fmi2Boolean,
-) -> fmi2Status {
-    enter(c, "fmi2GetBooleanStatus", |comp| {
-        status_query(comp, s, Some(fmi2Terminated), "fmi2GetBooleanStatus")?;
-        // SAFETY: value is writable.
-        unsafe {
-            *out(value, "value")? = if comp.instance.terminated() {
-                fmi2True
-            } else {
-                fmi2False
-            }
+        if !comp.instance.is_model_exchange() {
+            return unsupported("providesDirectionalDerivative is false for Co-Simulation");
+        }
+        // SAFETY: the importer passes arrays of the announced lengths.
+        let (unknowns, knowns, seed, out) = unsafe {
+            (
+                slice(vUnknown_ref, nUnknown, "vUnknown_ref")?,
+                slice(vKnown_ref, nKnown, "vKnown_ref")?,
+                slice(dvKnown, nKnown, "dvKnown")?,
+                slice_mut(dvUnknown, nUnknown, "dvUnknown")?,
+            )
         };
-        OK
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi2GetStringStatus(
-    c: fmi2Component,
-    s: fmi2StatusKind,
-    _value: *mut fmi2String,
-) -> fmi2Status {
-    enter(c, "fmi2GetStringStatus", |comp| {
-        status_query(comp, s, None, "fmi2GetStringStatus")?;
+        comp.instance
+            .directional_derivative(unknowns, knowns, seed, out)?;
         OK
     })
 }

@@ -41,10 +41,15 @@ pub enum fmi2Status {
 /// `fmi2Type`, received as a `c_int` (the size of a C enum), and the value this FMU accepts.
 pub type fmi2Type = c_int;
 pub const fmi2CoSimulation: fmi2Type = 1;
+pub const fmi2ModelExchange: fmi2Type = 0;
 
-/// `fmi2StatusKind`, received as a `c_int`, and the values this FMU answers.
+/// `fmi2StatusKind`, received as a `c_int`, and the values this FMU answers
+/// (Co-Simulation only).
+#[cfg_attr(feature = "me-only", allow(dead_code))]
 pub type fmi2StatusKind = c_int;
+#[cfg_attr(feature = "me-only", allow(dead_code))]
 pub const fmi2LastSuccessfulTime: fmi2StatusKind = 2;
+#[cfg_attr(feature = "me-only", allow(dead_code))]
 pub const fmi2Terminated: fmi2StatusKind = 3;
 
 // The callback types are nullable, as C function pointers are (an importer may
@@ -79,4 +84,16 @@ pub struct fmi2CallbackFunctions {
     pub freeMemory: fmi2CallbackFreeMemory,
     pub stepFinished: fmi2StepFinished,
     pub componentEnvironment: fmi2ComponentEnvironment,
+}
+
+/// `fmi2EventInfo`, filled by `fmi2NewDiscreteStates` (Model Exchange).
+#[cfg(feature = "model-exchange")]
+#[repr(C)]
+pub struct fmi2EventInfo {
+    pub newDiscreteStatesNeeded: fmi2Boolean,
+    pub terminateSimulation: fmi2Boolean,
+    pub nominalsOfContinuousStatesChanged: fmi2Boolean,
+    pub valuesOfContinuousStatesChanged: fmi2Boolean,
+    pub nextEventTimeDefined: fmi2Boolean,
+    pub nextEventTime: fmi2Real,
 }

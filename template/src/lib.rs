@@ -16,6 +16,10 @@
 
 #[cfg(not(feature = "fmi3"))]
 mod exports;
+#[cfg(all(not(feature = "fmi3"), not(feature = "me-only")))]
+mod exports_cs;
+#[cfg(all(not(feature = "fmi3"), feature = "model-exchange"))]
+mod exports_me;
 // The FMI 2.0 types are also the shared shell's (its FMI 2.0 logger); an FMI 3.0
 // build uses few of them.
 #[cfg_attr(feature = "fmi3", allow(dead_code))]
@@ -25,6 +29,7 @@ mod fmi3;
 mod fmu_state;
 #[cfg(feature = "forced-panic")]
 mod forced_panic;
+mod interfaces;
 mod model_source;
 mod shell;
 

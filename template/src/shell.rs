@@ -299,6 +299,7 @@ impl Component {
 
     /// Logs the event-driven scheme's account of the last step (logEvents),
     /// and warns when events accumulated; formatted only when it is logged.
+    #[cfg_attr(all(feature = "me-only", not(feature = "fmi3")), allow(dead_code))]
     pub fn log_step_report(&self, what: &str, t: f64) {
         if let Some(report) = self.instance.step_report() {
             let warn = report.accumulation.is_some() || report.singular_mode;

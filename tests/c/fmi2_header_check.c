@@ -90,3 +90,22 @@ SAME_MEMBER(freeMemory);
 SAME_MEMBER(stepFinished);
 SAME_MEMBER(componentEnvironment);
 SAME_SIZE(lcsfmu_fmi2CallbackFunctions, fmi2CallbackFunctions);
+
+/* Model Exchange (the template's model-exchange feature): fmi2Type's other value and the
+ * struct fmi2NewDiscreteStates fills, member by member as above. */
+SAME_VALUE(lcsfmu_fmi2ModelExchange, fmi2ModelExchange);
+#define SAME_EVENT_MEMBER(member)                                                   \
+    _Static_assert(__builtin_types_compatible_p(                                    \
+                       __typeof__(((lcsfmu_fmi2EventInfo *)0)->member),             \
+                       __typeof__(((fmi2EventInfo *)0)->member)),                   \
+                   "fmi2EventInfo." #member " has another type");                   \
+    _Static_assert(offsetof(lcsfmu_fmi2EventInfo, member) ==                        \
+                       offsetof(fmi2EventInfo, member),                             \
+                   "fmi2EventInfo." #member " is at another offset")
+SAME_EVENT_MEMBER(newDiscreteStatesNeeded);
+SAME_EVENT_MEMBER(terminateSimulation);
+SAME_EVENT_MEMBER(nominalsOfContinuousStatesChanged);
+SAME_EVENT_MEMBER(valuesOfContinuousStatesChanged);
+SAME_EVENT_MEMBER(nextEventTimeDefined);
+SAME_EVENT_MEMBER(nextEventTime);
+SAME_SIZE(lcsfmu_fmi2EventInfo, fmi2EventInfo);

@@ -7,7 +7,11 @@
 //! headers that the `fmi-sys` crate ships (read from the local cargo registry):
 //! a parameter, return type, typedef, struct member, enum value or constant that
 //! differs from the standard is a compile error. That exactly the standard's
-//! co-simulation functions are exported is checked here, from cbindgen's list.
+//! functions are exported is checked here, from cbindgen's list: the 34 of
+//! co-simulation, and the 10 of Model Exchange (`exports_me.rs`, the template's
+//! `model-exchange` feature, seen through the macro `LCSFMU_MODEL_EXCHANGE`, which
+//! the check defines so that their signatures are compiled too). Which of them a
+//! built binary exports is checked on the binary (`tests/python/test_conformance.py`).
 //!
 //! The FMI 3.0 shell (`template/src/fmi3/`, the template's `fmi3` feature, seen
 //! through the macro `LCSFMU_FMI3`) is checked the same way against the FMI 3.0
@@ -106,7 +110,19 @@ fn config(guard: &str) -> Config {
     config.export.renaming_overrides_prefixing = true;
     // The template's FMI 3.0 shell (its `fmi3` feature) is behind a macro the
     // FMI 2.0 check leaves undefined, as a build without the feature leaves it out.
-    config.defines = [("feature = fmi3".to_string(), "LCSFMU_FMI3".to_string())].into();
+    config.defines = [
+        ("feature = fmi3".to_string(), "LCSFMU_FMI3".to_string()),
+        (
+            "feature = model-exchange".to_string(),
+            "LCSFMU_MODEL_EXCHANGE".to_string(),
+        ),
+        // Left undefined: the co-simulation functions are checked too.
+        (
+            "feature = me-only".to_string(),
+            "LCSFMU_ME_ONLY".to_string(),
+        ),
+    ]
+    .into();
     config
 }
 
@@ -172,8 +188,8 @@ fn generate(src: &Path, version: Version) -> Headers {
     }
 }
 
-/// The Model Exchange functions of fmi2Functions.h, which a co-simulation FMU
-/// does not export.
+/// The Model Exchange functions of fmi2Functions.h, which only a Model Exchange
+/// FMU exports.
 const MODEL_EXCHANGE: [&str; 10] = [
     "fmi2EnterEventMode",
     "fmi2NewDiscreteStates",
@@ -187,8 +203,8 @@ const MODEL_EXCHANGE: [&str; 10] = [
     "fmi2GetNominalsOfContinuousStates",
 ];
 
-/// The co-simulation functions of the standard: every name fmi2Functions.h
-/// declares (`#define fmi2X fmi2FullName(fmi2X)`) except the Model Exchange ones.
+/// The functions of the standard: every name fmi2Functions.h declares
+/// (`#define fmi2X fmi2FullName(fmi2X)`): 34 of co-simulation, 10 of Model Exchange.
 fn standard_functions(headers: &Path) -> BTreeSet<String> {
     let text = std::fs::read_to_string(headers.join("fmi2Functions.h")).unwrap();
     let all: BTreeSet<String> = text
@@ -206,8 +222,8 @@ fn standard_functions(headers: &Path) -> BTreeSet<String> {
             "fmi2Functions.h does not declare {name}"
         );
     }
-    let cs: BTreeSet<String> = all
-        .into_iter()
+    let cs: BTreeSet<&String> = all
+        .iter()
         .filter(|n| !MODEL_EXCHANGE.contains(&n.as_str()))
         .collect();
     assert_eq!(
@@ -215,7 +231,7 @@ fn standard_functions(headers: &Path) -> BTreeSet<String> {
         34,
         "the standard's co-simulation functions: {cs:?}"
     );
-    cs
+    all
 }
 
 /// Writes the headers into `dir` and checks them: the exported names, then gcc.
@@ -263,6 +279,9 @@ fn check_against(
         "-Werror",
         "-fsyntax-only",
     ]);
+    if tag == "fmi2" {
+        gcc.arg("-DLCSFMU_MODEL_EXCHANGE");
+    }
     for include in includes {
         gcc.arg("-I").arg(include);
     }
@@ -328,10 +347,24 @@ struct Mistake {
     refused_with: &'static str,
 }
 
-const MISTAKES: [Mistake; 11] = [
+const MISTAKES: [Mistake; 13] = [
+    Mistake {
+        name: "me_parameter_type",
+        file: "exports_me.rs",
+        from: "pub extern \"C\" fn fmi2SetTime(c: fmi2Component, time: fmi2Real)",
+        to: "pub extern \"C\" fn fmi2SetTime(c: fmi2Component, time: f32)",
+        refused_with: "conflicting types for 'fmi2SetTime'",
+    },
+    Mistake {
+        name: "me_struct_member_order",
+        file: "ffi.rs",
+        from: "    pub terminateSimulation: fmi2Boolean,\n    pub nominalsOfContinuousStatesChanged: fmi2Boolean,\n",
+        to: "    pub nominalsOfContinuousStatesChanged: fmi2Boolean,\n    pub terminateSimulation: fmi2Boolean,\n",
+        refused_with: "fmi2EventInfo.terminateSimulation is at another offset",
+    },
     Mistake {
         name: "parameter_type",
-        file: "exports.rs",
+        file: "exports_cs.rs",
         from: "communicationStepSize: fmi2Real,",
         to: "communicationStepSize: f32,",
         refused_with: "conflicting types for 'fmi2DoStep'",
@@ -345,7 +378,7 @@ const MISTAKES: [Mistake; 11] = [
     },
     Mistake {
         name: "status_out_pointer",
-        file: "exports.rs",
+        file: "exports_cs.rs",
         from: "_value: *mut fmi2Status,",
         to: "_value: *mut c_int,",
         refused_with: "conflicting types for 'fmi2GetStatus'",
@@ -373,7 +406,7 @@ const MISTAKES: [Mistake; 11] = [
     },
     Mistake {
         name: "function_not_exported",
-        file: "exports.rs",
+        file: "exports_cs.rs",
         from: "#[no_mangle]\npub extern \"C\" fn fmi2CancelStep(",
         to: "pub extern \"C\" fn fmi2CancelStep(",
         refused_with: "missing [\"fmi2CancelStep\"]",

@@ -6,6 +6,8 @@
 //! - `models`       every bundled model against validation.md (through `simulate`)
 //! - `instance`     the FMI life cycle: illegal calls, bad values, failed steps,
 //!   FMU-state replay and serialization, reset, zero-allocation steps
+//! - `model_exchange` the Model Exchange life cycle: refusals, an Euler importer on the
+//!   relay (one event, then sliding), zero allocations per call
 //! - `nonlinear`    the Newton step: sources in time against input tables, convergence
 //!   order, line search, failed steps, FMU-state replay
 //! - `nonlinear_events` the event-driven scheme on nonlinear models: a nonlinear guard
@@ -95,6 +97,7 @@ mod mech_nonlinear;
 mod mech_schemes;
 mod mechanics;
 mod model_errors;
+mod model_exchange;
 mod models;
 mod nonlinear;
 mod nonlinear_events;

@@ -1,0 +1,222 @@
+//! The core instance as a Model Exchange FMU runs it (`fmi2::model_exchange`),
+//! driven by hand as an importer would, without building an FMU:
+//!
+//! - the life cycle follows the one state table: calls of the other interface
+//!   type, calls in the wrong phase, NaN and miscounted states are refused with
+//!   the reason and change nothing; mechanical and nonlinear models are refused;
+//! - a forward-Euler importer on the relay (h = 1e-4) with its event located by
+//!   bisection on the indicators reaches the sliding surface at sqrt(2) - 1 and
+//!   stays on it, and reading der(x) equals `fmi2GetDerivatives`;
+//! - the per-call path (set time and states, derivatives, indicators, the
+//!   completed step, outputs) allocates nothing.
+
+use super::alloc::allocations;
+use super::model;
+use lcsfmu::fmi2::state::Phase;
+use lcsfmu::fmi2::{variables, Instance};
+
+/// An instance of `stem` in Continuous-Time Mode after initialization.
+fn running(stem: &str) -> Instance {
+    let m = model(stem);
+    let guid = "test";
+    let mut i = Instance::new(m, guid);
+    i.use_model_exchange().unwrap();
+    i.setup_experiment(0.0, None).unwrap();
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    assert_eq!(i.phase(), Phase::EventMode);
+    i.new_discrete_states().unwrap();
+    i.enter_continuous_time_mode().unwrap();
+    i
+}
+
+#[test]
+fn calls_outside_the_table_are_refused_and_change_nothing() {
+    for stem in ["bouncing_ball", "two_carts", "vdp_saturation"] {
+        let mut i = Instance::new(model(stem), "g");
+        let e = i.use_model_exchange().unwrap_err();
+        assert!(e.message.contains(stem), "{}", e.message);
+    }
+    let mut i = Instance::new(model("rlc_diode"), "g");
+    i.use_model_exchange().unwrap();
+    let mut d = [0.0; 2];
+    assert!(i.get_derivatives(&mut d).is_err(), "before initialization");
+    let mut i = running("rlc_diode");
+    // Co-simulation calls on a Model Exchange instance.
+    let e = i.do_step(0.0, 0.1).unwrap_err();
+    assert!(e.message.contains("DoStep"), "{}", e.message);
+    let e = i.check(lcsfmu::fmi2::state::Call::FmuState).unwrap_err();
+    assert!(e.message.contains("canGetAndSetFMUstate"), "{}", e.message);
+    // NaN and a wrong count: refused, the states kept.
+    let e = i.set_continuous_states(&[f64::NAN, 0.0]).unwrap_err();
+    assert!(
+        e.message.contains("i_L") && e.message.contains("NaN"),
+        "{}",
+        e.message
+    );
+    assert!(i.set_continuous_states(&[1.0, 0.0, 0.0]).is_err());
+    let mut x = [0.0; 2];
+    i.get_continuous_states(&mut x).unwrap();
+    assert_eq!(x, [1.0, 0.0]);
+    // Event Mode: no states may be set, the time may.
+    i.enter_event_mode().unwrap();
+    assert!(i.set_continuous_states(&[1.0, 0.0]).is_err());
+    i.set_time(0.5).unwrap();
+    assert!(i.set_time(f64::NAN).is_err());
+    assert!(i.completed_integrator_step().is_err());
+    i.new_discrete_states().unwrap();
+    i.enter_continuous_time_mode().unwrap();
+    assert!(i.enter_continuous_time_mode().is_err());
+    i.terminate().unwrap();
+    assert!(
+        i.get_derivatives(&mut d).is_ok(),
+        "derivatives stay readable"
+    );
+}
+
+#[test]
+fn euler_with_located_events_slides_the_relay_and_allocates_nothing_per_call() {
+    let mut i = running("relay_feedback");
+    let m = i.model().clone();
+    let (nx, nz) = (m.nx(), i.event_indicator_count());
+    let der_vr: Vec<u32> = (0..nx)
+        .map(|k| (variables::variables(&m).len() + k) as u32)
+        .collect();
+    let (mut x, mut dx, mut z0, mut z1, mut read) = (
+        vec![0.0; nx],
+        vec![0.0; nx],
+        vec![0.0; nz],
+        vec![0.0; nz],
+        vec![0.0; nx],
+    );
+    let h = 1e-4;
+    let (mut t, mut events, mut reached) = (0.0, 0, f64::NAN);
+    let mut worst = 0;
+    while t < 3.0 - 1e-12 {
+        let (n, fired) = allocations(|| {
+            i.get_continuous_states(&mut x).unwrap();
+            i.get_derivatives(&mut dx).unwrap();
+            i.get_reals(&der_vr, &mut read).unwrap();
+            assert_eq!(read, dx);
+            i.get_event_indicators(&mut z0).unwrap();
+            for k in 0..nx {
+                x[k] += h * dx[k];
+            }
+            i.set_time(t + h).unwrap();
+            i.set_continuous_states(&x).unwrap();
+            i.get_event_indicators(&mut z1).unwrap();
+            let fired = (0..nz).any(|k| z0[k] > 0.0 && z1[k] <= 0.0);
+            let step = i.completed_integrator_step().unwrap();
+            assert!(!step.enter_event_mode || fired);
+            fired
+        });
+        worst = worst.max(n);
+        if !fired {
+            t += h;
+            continue;
+        }
+        // The zero of the straight line between the indicators, as a root
+        // finder's last secant step would put it (Euler is linear in h).
+        let k = (0..nz).find(|&k| z0[k] > 0.0 && z1[k] <= 0.0).unwrap();
+        let s = z0[k] / (z0[k] - z1[k]);
+        let xe: Vec<f64> = (0..nx).map(|c| x[c] - h * dx[c] + s * h * dx[c]).collect();
+        t += s * h;
+        i.set_time(t).unwrap();
+        i.set_continuous_states(&xe).unwrap();
+        i.enter_event_mode().unwrap();
+        i.new_discrete_states().unwrap();
+        i.enter_continuous_time_mode().unwrap();
+        events += 1;
+        reached = t;
+    }
+    assert_eq!(worst, 0, "allocations on the per-call path");
+    assert_eq!(events, 1, "one event, then sliding");
+    assert!((reached - (2f64.sqrt() - 1.0)).abs() < 1e-3, "{reached}");
+    i.get_continuous_states(&mut x).unwrap();
+    assert!((x[0] + x[1]).abs() < 1e-12, "off the surface: {x:?}");
+    // Euler's O(h) against the exact x1(3) = 0.0312055.
+    assert!((x[0] - 0.0312055).abs() < 1e-3, "x1(3) = {}", x[0]);
+    eprintln!("relay, Euler h = {h}: event at {reached}, x1(3) = {}", x[0]);
+}
+
+#[test]
+fn directional_derivatives_equal_finite_differences_of_the_mode() {
+    use lcsfmu::fmi2::variables::Kind;
+    let models = [
+        "backlash_gear",
+        "coulomb_friction",
+        "friction_block",
+        "pwa_feedback",
+        "relay_feedback",
+        "rlc_diode",
+        "saturated_integrator",
+        "servo_deadzone",
+        "sign_spiral",
+        "square_helix",
+    ];
+    let mut checked = 0;
+    for stem in models {
+        let mut i = running(stem);
+        let m = i.model().clone();
+        let vars = variables::variables(&m);
+        let (nx, nw) = (m.nx(), m.nw());
+        let der: Vec<u32> = (0..nx).map(|k| (vars.len() + k) as u32).collect();
+        let vr = |kind: Kind| vars.iter().position(|v| v.kind == kind).unwrap() as u32;
+        let (mut x, mut f0, mut f1, mut dd) =
+            (vec![0.0; nx], vec![0.0; nx], vec![0.0; nx], vec![0.0; nx]);
+        i.get_continuous_states(&mut x).unwrap();
+        i.get_derivatives(&mut f0).unwrap();
+        let knowns: Vec<Kind> = (0..nx)
+            .map(Kind::State)
+            .chain((0..nw).map(Kind::Input))
+            .collect();
+        for known in knowns {
+            let k = vr(known);
+            let (n, r) = allocations(|| i.directional_derivative(&der, &[k], &[1.0], &mut dd));
+            r.unwrap();
+            assert_eq!(n, 0, "{stem}: allocations");
+            // The mode is frozen in Continuous-Time Mode: a forward difference of
+            // its affine ODE is the derivative, to rounding.
+            let h = 1e-6;
+            let mut at = [0.0];
+            match known {
+                Kind::State(j) => {
+                    let mut xp = x.clone();
+                    xp[j] += h;
+                    i.set_continuous_states(&xp).unwrap();
+                    i.get_derivatives(&mut f1).unwrap();
+                    i.set_continuous_states(&x).unwrap();
+                }
+                _ => {
+                    i.get_reals(&[k], &mut at).unwrap();
+                    i.set_reals(&[k], &[at[0] + h]).unwrap();
+                    i.get_derivatives(&mut f1).unwrap();
+                    i.set_reals(&[k], &at).unwrap();
+                }
+            }
+            for c in 0..nx {
+                let fd = (f1[c] - f0[c]) / h;
+                assert!(
+                    (dd[c] - fd).abs() <= 1e-6 * fd.abs().max(1.0),
+                    "{stem}: d der[{c}] / d {known:?} = {} vs {fd}",
+                    dd[c]
+                );
+            }
+            checked += 1;
+        }
+        // Only state derivatives are unknowns; only states and inputs are knowns.
+        let time_vr = vr(Kind::Time);
+        assert!(i
+            .directional_derivative(&der, &[time_vr], &[1.0], &mut dd)
+            .is_err());
+        assert!(i
+            .directional_derivative(
+                &[vr(Kind::State(0))],
+                &[vr(Kind::State(0))],
+                &[1.0],
+                &mut dd[..1]
+            )
+            .is_err());
+    }
+    eprintln!("directional derivatives: {checked} columns equal finite differences");
+}

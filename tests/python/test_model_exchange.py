@@ -1,0 +1,317 @@
+"""FMI 2.0 Model Exchange FMUs (`lcsfmu build --interface me`) under FMPy's CVode and Euler.
+
+What is checked, against validation.md where it has exact answers:
+
+    test_refused_models_name_the_reason      mechanical and nonlinear/time models are refused
+    test_validate_and_run                    validate_fmu clean; CVode and Euler reach the stop time
+                                             for every linear first-order bundled model
+    test_rlc_diode_switches_at_the_exact_time   the diode blocks at t = 1.2091996 (to 1e-7 with
+                                             CVode at rtol 1e-10), then the exact decay
+    test_relay_slides_without_chattering     one event at sqrt(2) - 1, then on the surface
+                                             x1 + x2 = 0 to 3 (x1(3) = 0.0312055)
+    test_saturated_integrator_limits         leaves its limits exactly where sin t changes sign;
+                                             reaches them within FMPy's input lag (see the test)
+    test_sign_spiral_ends_on_the_origin      finishes in a subprocess with a timeout, on the origin,
+                                             after a few dozen events, the last at t = 1
+    test_agrees_with_event_driven_simulate   rlc_diode and relay_feedback: ME under CVode ==
+                                             `lcsfmu simulate --scheme event-driven` to 1e-6
+    test_nan_state_is_refused_and_kept       fmi2SetContinuousStates(NaN): fmi2Error, state kept;
+                                             fmi2GetDirectionalDerivative == finite differences
+    test_cs_and_me_in_one_archive            --interface cs,me: both run; CS equals the CS-only FMU
+                                             bit for bit; the GUIDs differ
+    test_exports_and_check                   nm: 35 functions (me), 44 (cs,me); `lcsfmu check`
+                                             passes on both
+"""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fmpy import read_model_description, simulate_fmu
+from fmpy.validation import validate_fmu
+
+from conftest import (FMI2_COMMON_FUNCTIONS, FMI2_CS_FUNCTIONS, MODELS_DIR, PYTHON,
+                      exported_symbols, run_cli)
+
+# Every linear first-order bundled model (the others are refused, see below).
+ME_MODELS = ["backlash_gear", "coulomb_friction", "friction_block", "pwa_feedback",
+             "relay_feedback", "rlc_diode", "saturated_integrator",
+             "saturated_integrator_blocks", "servo_deadzone", "sign_spiral", "square_helix",
+             "zero_crossing"]
+MECHANICAL = ["bead_chain", "bouncing_ball", "duffing_impact", "newtons_cradle",
+              "pendulum_stop", "rocking_block", "stick_slip", "two_carts"]
+NONLINEAR = ["buck_pwm", "diode_bridge_source", "vdp_saturation"]
+
+
+def build(lcsfmu_bin, models, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    cmd = [str(lcsfmu_bin), "build", *map(str, models), "-o", str(out), *extra]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="session")
+def me_fmus(lcsfmu_bin, tmp_path_factory) -> dict[str, Path]:
+    """Every linear first-order bundled model built once with --interface me."""
+    out = tmp_path_factory.mktemp("me")
+    proc = build(lcsfmu_bin, [MODELS_DIR / f"{m}.toml" for m in ME_MODELS], out,
+                 "--interface", "me")
+    assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
+    return {m: out / f"{m}.fmu" for m in ME_MODELS}
+
+
+def me_run(fmu: Path, **kwargs):
+    """simulate_fmu in Model Exchange with events recorded; (result, event-mode entries)."""
+    calls: list[str] = []
+    r = simulate_fmu(fmu, fmi_type="ModelExchange", record_events=True,
+                     fmi_call_logger=calls.append, **kwargs)
+    return r, sum(c.startswith("fmi2EnterEventMode") for c in calls)
+
+
+def event_times(r) -> np.ndarray:
+    """Times FMPy recorded twice (before and after an event)."""
+    t = r["time"]
+    return t[1:][np.diff(t) == 0]
+
+
+def at(r, name: str, t: float) -> float:
+    return float(r[name][np.argmin(np.abs(r["time"] - t))])
+
+
+@pytest.mark.parametrize("model", MECHANICAL + NONLINEAR)
+def test_refused_models_name_the_reason(lcsfmu_bin, tmp_path, model):
+    proc = build(lcsfmu_bin, [MODELS_DIR / f"{model}.toml"], tmp_path / "x.fmu",
+                 "--interface", "me")
+    assert proc.returncode != 0
+    why = "mechanical model" if model in MECHANICAL else "nonlinear rows or reads `time`"
+    assert why in proc.stderr and model in proc.stderr, proc.stderr
+    assert "--interface cs" in proc.stderr
+    assert not (tmp_path / "x.fmu").exists()
+
+
+@pytest.mark.parametrize("model", ME_MODELS)
+def test_validate_and_run(me_fmus, model):
+    fmu = me_fmus[model]
+    assert validate_fmu(str(fmu)) == []
+    md = read_model_description(fmu)
+    assert md.modelExchange is not None and md.coSimulation is None
+    with zipfile.ZipFile(fmu) as z:
+        pairs = len(json.loads(z.read("resources/model.json"))["pairs"])
+    assert md.numberOfEventIndicators == 2 * pairs
+    assert len(md.derivatives) == md.numberOfContinuousStates
+    for solver in ("CVode", "Euler"):
+        r, _ = me_run(fmu, solver=solver, timeout=60)
+        assert math.isclose(r["time"][-1], float(md.defaultExperiment.stopTime)), solver
+        for name in r.dtype.names:
+            assert np.all(np.isfinite(r[name])), f"{solver}: {name} not finite"
+
+
+def test_rlc_diode_switches_at_the_exact_time(me_fmus):
+    r, events = me_run(me_fmus["rlc_diode"], relative_tolerance=1e-10)
+    assert events == 1
+    (ts,) = event_times(r)
+    assert abs(ts - 1.2091996) < 1e-7, ts
+    exact = {1.0: (0.65970015, 0.53350720), 2.0: (0.24773387, 0.54629302),
+             5.0: (0.01233394, 0.54629302)}
+    for t, (i_l, q_c) in exact.items():
+        assert abs(at(r, "i_L", t) - i_l) < 1e-7 and abs(at(r, "q_C", t) - q_c) < 1e-7, t
+    # blocking: the diode's reverse voltage is positive, the current (q_C) constant
+    after = r["time"] > ts
+    assert np.all(r["u_D"][after][1:] > 0)
+
+
+def test_relay_slides_without_chattering(me_fmus):
+    r, events = me_run(me_fmus["relay_feedback"], relative_tolerance=1e-10)
+    # One event: the surface is reached; the sliding mode is its own ODE.
+    assert events == 1
+    (tr,) = event_times(r)
+    assert abs(tr - (math.sqrt(2) - 1)) < 1e-8, tr
+    assert abs(at(r, "x1", 3.0) - 0.0312055) < 1e-7
+    on = r["time"] > tr
+    assert np.max(np.abs(r["x1"][on] + r["x2"][on])) <= 1e-12
+    # the relay output is the equivalent control, strictly inside (-1, 1)
+    assert np.all(np.abs(r["u"][on]) < 1)
+
+
+def test_saturated_integrator_limits(me_fmus):
+    times = np.linspace(0.0, 10.0, 10001)
+    inp = np.array(list(zip(times, np.sin(times))), dtype=[("time", float), ("x", float)])
+    r, events = me_run(me_fmus["saturated_integrator"], relative_tolerance=1e-8, input=inp,
+                       stop_time=10.0)
+    ev = event_times(r)
+    assert events == 6 and len(ev) == 6, ev
+    pi = math.pi
+    # Leaving a limit: the multiplier's guard reads the input directly, located exactly.
+    for t, exact in zip(ev[1::2], (pi, 2 * pi, 3 * pi)):
+        assert abs(t - exact) < 1e-9, (t, exact)
+    # Reaching one: y integrates the input, and FMPy's CVode right-hand side uses the input
+    # its root function last applied (it does not apply it at the time of each evaluation),
+    # which lags by up to one internal step: measured 3e-4 .. 4.2e-4 at rtol 1e-8.
+    for t, exact in zip(ev[0::2], (pi / 3, 1.5 * pi, 2.5 * pi)):
+        assert abs(t - exact) < 1e-3, (t, exact)
+    exact = {1.0: 0.45969769, 4.0: 0.15364362, 5.0: -0.5, 7.0: -0.25390225, 10.0: 0.33907153}
+    for t, y in exact.items():
+        assert abs(at(r, "y", t) - y) < 1e-3, t
+    # At the limits (the sample FMPy records before an event is the root CVode returned, a
+    # rounding past the limit; the event projects it onto the limit exactly).
+    assert abs(float(np.min(r["y"])) + 0.5) <= 1e-12 and abs(float(np.max(r["y"])) - 0.5) <= 1e-12
+    held = (r["time"] > 5.0) & (r["time"] < 6.0)
+    assert np.all(r["y"][held] == -0.5)
+
+
+def test_sign_spiral_ends_on_the_origin(me_fmus, tmp_path):
+    # In a subprocess with a timeout: a hang (events without end) fails instead of blocking.
+    script = textwrap.dedent(f"""
+        import json, numpy as np
+        from fmpy import simulate_fmu
+        calls = []
+        r = simulate_fmu({str(me_fmus["sign_spiral"])!r}, fmi_type="ModelExchange",
+                         record_events=True, fmi_call_logger=calls.append)
+        t = r["time"]
+        ev = t[1:][np.diff(t) == 0]
+        print(json.dumps(dict(events=sum(c.startswith("fmi2EnterEventMode") for c in calls),
+                              times=ev.tolist(), end=float(t[-1]),
+                              x=[float(r["x1"][-1]), float(r["x2"][-1])],
+                              norm_after=float(np.max(np.abs(r["x1"][t > 1.0 + 1e-6])
+                                                      + np.abs(r["x2"][t > 1.0 + 1e-6]))))))
+    """)
+    proc = subprocess.run([PYTHON, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["end"] == 2.0
+    # The exact axis crossings 1/3, 7/9, 25/27 ...
+    for k, exact in enumerate((1 / 3, 7 / 9, 25 / 27)):
+        assert abs(out["times"][k] - exact) < 1e-8
+    # ... accumulate at t = 1, where the selection LCP picks the mode in which both pairs
+    # slide: the state lands on the origin and stays there (measured: 18 events).
+    assert out["events"] < 40, out["events"]
+    assert abs(out["times"][-1] - 1.0) < 1e-7
+    assert out["x"] == [0.0, 0.0] and out["norm_after"] == 0.0
+
+
+EVENT_DRIVEN = "\n[scheme]\nmethod = \"event-driven\"\nrtol = 1e-10\natol = 1e-12\n"
+
+
+@pytest.mark.parametrize("model,names", [("rlc_diode", ["i_L", "q_C"]),
+                                         ("relay_feedback", ["x1", "x2"])])
+def test_agrees_with_event_driven_simulate(lcsfmu_bin, me_fmus, tmp_path, model, names):
+    text = (MODELS_DIR / f"{model}.toml").read_text()
+    if "[scheme]" in text:
+        pytest.skip(f"{model} sets its own scheme")
+    toml = tmp_path / f"{model}.toml"
+    toml.write_text(text + EVENT_DRIVEN)
+    _, cli = run_cli(lcsfmu_bin, toml, tmp_path, step=0.01)
+    r, _ = me_run(me_fmus[model], relative_tolerance=1e-10, output_interval=0.01)
+    for t in (0.5, 1.0, 1.5, 2.0, 3.0):
+        k = int(np.argmin(np.abs(cli["time"] - t)))
+        for n in names:
+            assert abs(at(r, n, t) - cli[n][k]) < 1e-6, (n, t, at(r, n, t), cli[n][k])
+
+
+def test_nan_state_is_refused_and_kept(me_fmus, tmp_path):
+    from ctypes import POINTER, c_double
+    from fmpy import extract
+    from fmpy.fmi1 import FMICallException
+    from fmpy.fmi2 import FMU2Model
+    fmu = me_fmus["rlc_diode"]
+    md = read_model_description(fmu)
+    m = FMU2Model(guid=md.guid, unzipDirectory=extract(fmu, tmp_path / "x"),
+                  modelIdentifier=md.modelExchange.modelIdentifier, instanceName="me")
+    m.instantiate()
+
+    def ptr(a):
+        return a.ctypes.data_as(POINTER(c_double))
+
+    try:
+        m.setupExperiment(startTime=0.0)
+        m.enterInitializationMode()
+        m.exitInitializationMode()
+        m.newDiscreteStates()
+        m.enterContinuousTimeMode()
+        before, after = np.zeros(2), np.zeros(2)
+        m.getContinuousStates(ptr(before), 2)
+        with pytest.raises(FMICallException):
+            m.setContinuousStates(ptr(np.array([float("nan"), 0.0])), 2)
+        m.getContinuousStates(ptr(after), 2)
+        assert list(after) == list(before) == [1.0, 0.0]
+        # a wrong count is refused too
+        with pytest.raises(FMICallException):
+            m.setContinuousStates(ptr(np.zeros(3)), 3)
+        # Directional derivatives of der(i_L), der(q_C) by each state, against a forward
+        # difference of fmi2GetDerivatives (the mode is frozen: its ODE is affine).
+        vr = {v.name: v.valueReference for v in md.modelVariables}
+        der = [vr["der(i_L)"], vr["der(q_C)"]]
+        f0, f1 = np.zeros(2), np.zeros(2)
+        m.getDerivatives(ptr(f0), 2)
+        for j, state in enumerate(["i_L", "q_C"]):
+            dd = m.getDirectionalDerivative(der, [vr[state]], [1.0])
+            x = before.copy()
+            x[j] += 1e-6
+            m.setContinuousStates(ptr(x), 2)
+            m.getDerivatives(ptr(f1), 2)
+            m.setContinuousStates(ptr(before), 2)
+            assert np.allclose(dd, (f1 - f0) / 1e-6, rtol=1e-6, atol=1e-6), (state, dd)
+        m.terminate()
+    finally:
+        m.freeInstance()
+
+
+def test_cs_and_me_in_one_archive(lcsfmu_bin, tmp_path):
+    model = MODELS_DIR / "rlc_diode.toml"
+    assert build(lcsfmu_bin, [model], tmp_path / "both.fmu", "--interface", "cs,me").returncode == 0
+    assert build(lcsfmu_bin, [model], tmp_path / "cs.fmu").returncode == 0
+    both, cs = read_model_description(tmp_path / "both.fmu"), read_model_description(
+        tmp_path / "cs.fmu")
+    assert both.modelExchange is not None and both.coSimulation is not None
+    assert both.guid != cs.guid
+    assert validate_fmu(str(tmp_path / "both.fmu")) == []
+    a = simulate_fmu(tmp_path / "both.fmu", fmi_type="CoSimulation")
+    b = simulate_fmu(tmp_path / "cs.fmu", fmi_type="CoSimulation")
+    for name in b.dtype.names:
+        assert np.array_equal(a[name], b[name]), name
+    r, events = me_run(tmp_path / "both.fmu", relative_tolerance=1e-10)
+    assert events == 1 and abs(event_times(r)[0] - 1.2091996) < 1e-7
+
+
+FMI2_ME_FUNCTIONS = {
+    "fmi2EnterEventMode", "fmi2NewDiscreteStates", "fmi2EnterContinuousTimeMode",
+    "fmi2CompletedIntegratorStep", "fmi2SetTime", "fmi2SetContinuousStates",
+    "fmi2GetDerivatives", "fmi2GetEventIndicators", "fmi2GetContinuousStates",
+    "fmi2GetNominalsOfContinuousStates",
+}
+
+
+@pytest.mark.parametrize("interface", ["me", "cs,me"])
+def test_exports_and_check(lcsfmu_bin, tmp_path, interface):
+    fmu = tmp_path / "sign_spiral.fmu"
+    proc = build(lcsfmu_bin, [MODELS_DIR / "sign_spiral.toml"], fmu, "--interface", interface)
+    assert proc.returncode == 0, proc.stderr
+    with zipfile.ZipFile(fmu) as z:
+        so = tmp_path / "sign_spiral.so"
+        so.write_bytes(z.read("binaries/linux64/sign_spiral.so"))
+        # no win64 prebuilt runtime: it is Co-Simulation only
+        assert not any(n.startswith("binaries/win64") for n in z.namelist())
+    expected = FMI2_COMMON_FUNCTIONS | FMI2_ME_FUNCTIONS
+    if interface == "cs,me":
+        expected |= FMI2_CS_FUNCTIONS
+    assert exported_symbols(so) == expected
+    check = subprocess.run([str(lcsfmu_bin), "check", str(fmu)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "0 failed" in check.stdout
+    assert "ModelExchange element with a modelIdentifier" in check.stdout
+
+
+def test_simulate_reads_model_exchange_archives(lcsfmu_bin, me_fmus, tmp_path):
+    # `lcsfmu simulate FILE.fmu` runs the embedded model with its own scheme: the numbers of
+    # the model file, whichever interface types the archive declares.
+    fmu_csv, toml_csv = tmp_path / "fmu.csv", tmp_path / "toml.csv"
+    for source, out in ((me_fmus["rlc_diode"], fmu_csv), (MODELS_DIR / "rlc_diode.toml", toml_csv)):
+        proc = subprocess.run([str(lcsfmu_bin), "simulate", str(source), "-o", str(out)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+    assert fmu_csv.read_bytes() == toml_csv.read_bytes()

@@ -52,6 +52,20 @@ done
     -o "$cache/rlc_diode_event_driven3.fmu" >/dev/null
 valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
     target/release/examples/fmu3_cycles "$cache/rlc_diode_event_driven3.fmu" 20 1500
+# Model Exchange (examples/me_cycles.rs: Euler with event iterations, directional
+# derivatives, a refused NaN state) on the cs,me build of every linear first-order model,
+# over 3 s: past the switches of rlc_diode, the relay and the spiral.
+rm -rf "$cache/memcheck-me"
+me_models=(backlash_gear coulomb_friction friction_block pwa_feedback relay_feedback rlc_diode
+           saturated_integrator saturated_integrator_blocks servo_deadzone sign_spiral
+           square_helix zero_crossing)
+me_files=()
+for m in "${me_models[@]}"; do me_files+=("models/$m.toml"); done
+./target/release/lcsfmu build "${me_files[@]}" --interface cs,me -o "$cache/memcheck-me" >/dev/null
+for fmu in "$cache"/memcheck-me/*.fmu; do
+    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
+        target/release/examples/me_cycles "$fmu" 20 3000
+done
 # The prebuilt runtime, which reads the model file at every instantiation: three
 # models of the three forms (matrices, blocks, mechanical), 100 life cycles each.
 rm -rf "$cache/memcheck-prebuilt"

@@ -112,13 +112,7 @@ fn main() {
     let api = Api::load(&so);
     let guid = CString::new(d.guid.clone()).unwrap();
     let resources = resource_location(&dir);
-    let callbacks = Callbacks {
-        logger: Some(fmi::fmi2::binding::logger::callback_logger_handler),
-        allocate: std::ptr::null(),
-        free: std::ptr::null(),
-        step_finished: std::ptr::null(),
-        environment: std::ptr::null_mut(),
-    };
+    let callbacks = Callbacks::logging();
     let start = std::time::Instant::now();
     let mut total = 0;
     for k in 0..cycles {

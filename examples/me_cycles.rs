@@ -261,13 +261,7 @@ fn main() {
     let s = sizes(fmu);
     let guid = CString::new(d.guid.clone()).unwrap();
     let resources = resource_location(&dir);
-    let callbacks = Callbacks {
-        logger: Some(fmi::fmi2::binding::logger::callback_logger_handler),
-        allocate: std::ptr::null(),
-        free: std::ptr::null(),
-        step_finished: std::ptr::null(),
-        environment: std::ptr::null_mut(),
-    };
+    let callbacks = Callbacks::logging();
     let mut events = 0;
     for k in 0..cycles {
         // SAFETY: `api` and `me` were loaded from the binary described by `s`.

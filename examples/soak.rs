@@ -85,13 +85,7 @@ fn main() {
         .unwrap_or(0.01);
     let api = Api::load(&so);
     let guid = CString::new(d.guid.clone()).unwrap();
-    let callbacks = Callbacks {
-        logger: Some(fmi::fmi2::binding::logger::callback_logger_handler),
-        allocate: std::ptr::null(),
-        free: std::ptr::null(),
-        step_finished: std::ptr::null(),
-        environment: std::ptr::null_mut(),
-    };
+    let callbacks = Callbacks::logging();
     let vrs: Vec<u32> = (0..d.count).collect();
     let mut values = vec![0.0; vrs.len()];
     let (mut first, mut first_time) = (None, 0.0);

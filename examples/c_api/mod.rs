@@ -23,6 +23,20 @@ pub struct Callbacks {
     pub environment: *mut c_void,
 }
 
+impl Callbacks {
+    /// The `fmi` crate's printf-style logger and no allocation functions: what
+    /// the memory-check drivers pass.
+    pub fn logging() -> Callbacks {
+        Callbacks {
+            logger: Some(fmi::fmi2::binding::logger::callback_logger_handler),
+            allocate: std::ptr::null(),
+            free: std::ptr::null(),
+            step_finished: std::ptr::null(),
+            environment: std::ptr::null_mut(),
+        }
+    }
+}
+
 /// The FMI functions the drivers call.
 pub struct Api {
     pub instantiate: unsafe extern "C" fn(

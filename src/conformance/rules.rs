@@ -9,7 +9,7 @@
 //! where it can; the check that the thing is present fails instead, so one
 //! mistake usually gives one FAIL line.
 
-use super::description::Description;
+use super::description::{Description, Variable};
 use super::structure;
 use std::collections::HashMap;
 
@@ -161,6 +161,20 @@ fn element_order(d: &Description) -> Result<(), String> {
     Ok(())
 }
 
+/// A variable's value reference, or why it has none.
+pub(super) fn value_reference(v: &Variable) -> Result<u32, String> {
+    let text = v
+        .value_reference
+        .as_deref()
+        .ok_or(format!("{} has no valueReference", v.label()))?;
+    text.parse().map_err(|_| {
+        format!(
+            "{} has valueReference=\"{text}\", not an unsigned integer",
+            v.label()
+        )
+    })
+}
+
 pub(super) fn unique_names(d: &Description) -> Result<(), String> {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, v) in d.variables.iter().enumerate() {
@@ -181,16 +195,7 @@ pub(super) fn unique_names(d: &Description) -> Result<(), String> {
 fn unique_value_references(d: &Description) -> Result<(), String> {
     let mut seen: HashMap<(&str, u32), &str> = HashMap::new();
     for v in &d.variables {
-        let text = v
-            .value_reference
-            .as_deref()
-            .ok_or(format!("{} has no valueReference", v.label()))?;
-        let vr: u32 = text.parse().map_err(|_| {
-            format!(
-                "{} has valueReference=\"{text}\", not an unsigned integer",
-                v.label()
-            )
-        })?;
+        let vr = value_reference(v)?;
         if let Some(first) = seen.insert((v.kind.as_str(), vr), v.label()) {
             return Err(format!(
                 "{} value reference {vr} of both \"{first}\" and \"{}\"",

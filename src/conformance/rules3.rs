@@ -14,7 +14,7 @@
 use super::description::{Description, Unknown, Variable};
 use super::rules::{
     allowed_initial, default_experiment, naming, start_forbidden, start_required, unique_names,
-    units, Rule,
+    units, value_reference, Rule,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -147,16 +147,7 @@ fn by_value_reference(d: &Description) -> HashMap<u32, &Variable> {
 fn unique_value_references(d: &Description) -> Result<(), String> {
     let mut seen: HashMap<u32, &Variable> = HashMap::new();
     for v in &d.variables {
-        let text = v
-            .value_reference
-            .as_deref()
-            .ok_or(format!("{} has no valueReference", v.label()))?;
-        let vr: u32 = text.parse().map_err(|_| {
-            format!(
-                "{} has valueReference=\"{text}\", not an unsigned integer",
-                v.label()
-            )
-        })?;
+        let vr = value_reference(v)?;
         if let Some(first) = seen.insert(vr, v) {
             return Err(format!(
                 "value reference {vr} of both \"{}\" and \"{}\"",

@@ -163,7 +163,7 @@ impl Histogram {
 }
 
 /// A random vector of value references, mostly known ones.
-fn random_vrs(rng: &mut Rng, count: u32) -> Vec<u32> {
+pub fn random_vrs(rng: &mut Rng, count: u32) -> Vec<u32> {
     let n = rng.pick(&[0usize, 1, 1, 2, 3, 5]);
     (0..n)
         .map(|_| match rng.below(10) {
@@ -174,9 +174,8 @@ fn random_vrs(rng: &mut Rng, count: u32) -> Vec<u32> {
 }
 
 /// Bytes to deserialize: valid, truncated, with a flipped bit, random, foreign.
-fn random_blob(rng: &mut Rng, t: &Target, s: &Session) -> Vec<u8> {
-    let valid =
-        (!s.blobs.is_empty()).then(|| s.blobs[rng.below(s.blobs.len() as u64) as usize].clone());
+pub fn random_blob(rng: &mut Rng, foreign: &[u8], blobs: &[Vec<u8>]) -> Vec<u8> {
+    let valid = (!blobs.is_empty()).then(|| blobs[rng.below(blobs.len() as u64) as usize].clone());
     match (rng.below(6), valid) {
         (0 | 1, Some(b)) => b,
         (2, Some(mut b)) => {
@@ -189,7 +188,7 @@ fn random_blob(rng: &mut Rng, t: &Target, s: &Session) -> Vec<u8> {
             b[i] ^= 1 << rng.below(8);
             b
         }
-        (4, _) => t.foreign.clone(),
+        (4, _) => foreign.to_vec(),
         _ => {
             let n = rng.below(300) as usize;
             (0..n).map(|_| rng.next() as u8).collect()
@@ -333,7 +332,7 @@ fn random_call(rng: &mut Rng, t: &Target, r: &mut Raw, s: &mut Session) -> (&'st
                 }
             }
             81..=85 => {
-                let blob = random_blob(rng, t, s);
+                let blob = random_blob(rng, &t.foreign, &s.blobs);
                 let status = if rng.chance(5) {
                     b.fmi2DeSerializeFMUstate(c, null(), blob.len() + 1, &mut s.states[slot])
                 } else {

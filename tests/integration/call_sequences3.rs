@@ -19,7 +19,7 @@
 //! `LCSFMU_SEQUENCES3`); the histogram of statuses per function is printed and
 //! written to `target/conformance/call-sequences3.txt`.
 
-use super::call_sequences::{env_or, Histogram, Rng, NUMBERS};
+use super::call_sequences::{env_or, random_blob, random_vrs, Histogram, Rng, NUMBERS};
 use super::fmi3_check::{fmu3, MODELS};
 use fmi::fmi3::binding::{self, fmi3FMUState, fmi3Instance, fmi3Status, Fmi3Binding};
 use fmi::fmi3::import::Fmi3Import;
@@ -289,37 +289,6 @@ fn update_discrete_states(r: &Instance3, null_out: Option<usize>) -> (&'static s
     ("fmi3UpdateDiscreteStates", status)
 }
 
-/// A random vector of value references, mostly known ones.
-fn random_vrs(rng: &mut Rng, count: u32) -> Vec<u32> {
-    let n = rng.pick(&[0usize, 1, 1, 2, 3, 5]);
-    (0..n)
-        .map(|_| match rng.below(10) {
-            0 => rng.pick(&[count, count + 1, 1000, u32::MAX]),
-            _ => rng.below(u64::from(count)) as u32,
-        })
-        .collect()
-}
-
-/// Bytes to deserialize: valid, truncated, with a flipped bit, random, foreign.
-fn random_blob(rng: &mut Rng, t: &Target, s: &Session) -> Vec<u8> {
-    let valid =
-        (!s.blobs.is_empty()).then(|| s.blobs[rng.below(s.blobs.len() as u64) as usize].clone());
-    match (rng.below(6), valid) {
-        (0 | 1, Some(b)) => b,
-        (2, Some(mut b)) => {
-            b.truncate(rng.below(b.len() as u64) as usize);
-            b
-        }
-        (3, Some(mut b)) => {
-            let i = rng.below(b.len() as u64) as usize;
-            b[i] ^= 1 << rng.below(8);
-            b
-        }
-        (4, _) => t.foreign.clone(),
-        _ => (0..rng.below(300)).map(|_| rng.next() as u8).collect(),
-    }
-}
-
 /// Makes one random call; returns the function's name and the status.
 fn random_call(rng: &mut Rng, r: &Instance3, s: &mut Session) -> (&'static str, fmi3Status) {
     let (t, b, c) = (r.t, &r.t.b, r.c);
@@ -471,7 +440,7 @@ fn random_call(rng: &mut Rng, r: &Instance3, s: &mut Session) -> (&'static str, 
                 }
             }
             76..=80 => {
-                let blob = random_blob(rng, t, s);
+                let blob = random_blob(rng, &t.foreign, &s.blobs);
                 let status = if rng.chance(5) {
                     b.fmi3DeserializeFMUState(c, null(), blob.len() + 1, &mut s.states[slot])
                 } else {

@@ -56,9 +56,13 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         model.outputs.len()
     );
     println!(
-        "scheme: {}, theta = {}{}{}",
+        "scheme: {}{}{}{}",
         model.scheme.method.file_name(),
-        model.scheme.theta,
+        if model.scheme.method.uses_theta() {
+            format!(", theta = {}", model.scheme.theta)
+        } else {
+            String::new()
+        },
         if model.scheme.method.velocity_level() {
             format!(", impact = {}", model.scheme.impact.file_name())
         } else {

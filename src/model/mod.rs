@@ -199,6 +199,12 @@ impl Method {
         matches!(self, Method::Theta | Method::EventDriven)
     }
 
+    /// Whether the step reads `theta` (semi-explicit is explicit in the forces
+    /// and event-driven integrates each mode with a Runge–Kutta pair).
+    pub fn uses_theta(self) -> bool {
+        !matches!(self, Method::SemiExplicit | Method::EventDriven)
+    }
+
     /// Whether the method is a Moreau–Jean scheme (velocity level, percussions).
     pub fn velocity_level(self) -> bool {
         matches!(

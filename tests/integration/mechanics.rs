@@ -201,3 +201,25 @@ fn check_of_a_large_chain_summarizes_its_lcp_without_a_dense_matrix() {
         "{stdout}"
     );
 }
+
+/// `lcsfmu check` names theta only for schemes that read it: semi-explicit takes
+/// its forces at the step's start, so a `theta = 1` line there would be false.
+#[test]
+fn check_prints_theta_only_for_schemes_that_use_it() {
+    let scheme_line = |stem: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lcsfmu"))
+            .arg("check")
+            .arg(super::model_path(stem))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = stdout.lines().find(|l| l.starts_with("scheme: "));
+        line.unwrap_or_else(|| panic!("{stdout}")).to_string()
+    };
+    assert_eq!(scheme_line("stick_slip"), "scheme: semi-explicit");
+    assert_eq!(
+        scheme_line("rocking_block"),
+        "scheme: moreau-jean, theta = 0.5, impact = newton"
+    );
+}

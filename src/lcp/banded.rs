@@ -3,7 +3,7 @@
 //! Long chains (hundreds to thousands of contacts, each touching only its
 //! neighbours) give an LCP matrix with a narrow band, where the dense solver's
 //! `O(n^3)` cold start and `O(n^2)` memory do not scale. Here an active set is
-//! solved with one band LU ([`BandLu`], `O(n kl ku)`), the candidate is checked
+//! solved with one band LU (`BandLu`, `O(n kl ku)`), the candidate is checked
 //! for infeasible components, and all of them are flipped at once while their
 //! number decreases (Júdice–Pires), falling back to Murty's least-index single
 //! flip, which terminates for P-matrices. A start that has not converged

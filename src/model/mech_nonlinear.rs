@@ -4,7 +4,7 @@
 //! velocities, inputs and `time`; a contact's `gap` any smooth expression in
 //! the coordinates; a `slip` velocity is linear in the velocities (and
 //! inputs) with coefficients that may depend on the coordinates. Each is split
-//! as the signal form splits its rows (see [`super::rows`]): linear terms with
+//! as the signal form splits its rows (see `model::rows`): linear terms with
 //! parameter coefficients into the matrices of [`super::Mechanics`] (a linear
 //! model lowers exactly as before), the rest into one compiled program per
 //! row, kept in [`MechNonlinear`]. The programs' operands are the variables

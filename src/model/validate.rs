@@ -7,7 +7,7 @@
 //! (outputs may also mention variables, linearly); bounds with `lo <= hi`; and
 //! that every entry is finite at the default parameter values, so a division by
 //! a zero parameter is caught before anything is built. The other forms and the
-//! settings have files of their own: [`mechanical`](super::mechanical),
+//! settings have files of their own: `mechanical`,
 //! `signals` (derivatives and blocks) and `settings` (experiment, scheme,
 //! reference).
 

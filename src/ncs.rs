@@ -18,6 +18,7 @@ use crate::lcs::Lcs;
 use crate::model::expr::{Expr, Op};
 use crate::model::gradient::NO_DIRECTION;
 use crate::model::program::{Nonlinear, Point, TIME_SEED};
+use crate::model::time_jumps::TimeJumps;
 use crate::model::{ExprMatrix, System};
 use nalgebra::{DMatrix, DVector};
 
@@ -179,6 +180,8 @@ pub struct Ncs {
     f: Linear,
     c: Linear,
     nonlinear_in_unknowns: bool,
+    /// Where sources in time jump (`step`, `floor`, `frac` of `time`).
+    time_jumps: TimeJumps,
 }
 
 impl Ncs {
@@ -197,7 +200,14 @@ impl Ncs {
                 .iter()
                 .chain(&nl.y)
                 .any(|(_, e)| !e.is_affine_in(nxu)),
+            time_jumps: TimeJumps::of(nl.der.iter().chain(&nl.y).map(|(_, e)| e)),
         }
+    }
+
+    /// The first jump of a source in time after `ta` up to `tb`, bracketed
+    /// by adjacent times (see [`TimeJumps::next`]).
+    pub fn next_time_jump(&self, ta: f64, tb: f64) -> Option<(f64, f64)> {
+        self.time_jumps.next(&self.params, ta, tb)
     }
 
     /// Takes the parameters of a new assembly.

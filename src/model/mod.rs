@@ -41,6 +41,7 @@ mod settings;
 mod signals;
 #[cfg(feature = "tool")]
 pub mod template;
+pub mod time_jumps;
 #[cfg(feature = "tool")]
 pub mod validate;
 

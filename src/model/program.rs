@@ -216,34 +216,6 @@ impl Expr {
         self.ops().iter().any(|op| matches!(op, Op::Time))
     }
 
-    /// The first function that jumps (`step`, `floor`, `frac`) applied to an
-    /// argument that reads `time`, if any: such a program is discontinuous in
-    /// time (of variables these functions are refused at compilation).
-    pub fn jump_in_time(&self) -> Option<&'static str> {
-        // Per stack entry: whether it reads time.
-        let mut stack = [false; MAX_STACK];
-        let mut top = 0usize;
-        for op in self.ops() {
-            match *op {
-                Op::Const(_) | Op::Param(_) | Op::Var(_) | Op::Time => {
-                    stack[top] = matches!(op, Op::Time);
-                    top += 1;
-                }
-                Op::Neg => {}
-                Op::Call(f) => {
-                    if stack[top - 1] && f.jumps() {
-                        return Some(f.name());
-                    }
-                }
-                Op::Bin(_) => {
-                    top -= 1;
-                    stack[top - 1] |= stack[top];
-                }
-            }
-        }
-        None
-    }
-
     /// The deepest stack the program needs (callers that evaluate it often
     /// keep this and pick a small stack, see [`Expr::eval_tangent_in`]).
     pub fn depth(&self) -> usize {
@@ -478,15 +450,6 @@ mod tests {
         let exact = -2.0 * 3.0 * (0.75f64).sin() * 0.3 + 0.5;
         assert!((dt - exact).abs() <= 1e-15, "{dt} vs {exact}");
         assert_eq!(e.eval_tangent(&[2.0], &at, 0).1, 2.0 * (0.75f64).cos());
-        assert_eq!(e.jump_in_time(), None);
-        for (src, jump) in [
-            ("x + step(k - frac(time/k))", Some("frac")),
-            ("floor(2*time)*x", Some("floor")),
-            ("abs(time - k) + x", None),
-            ("step(k)*x + floor(k)", None),
-        ] {
-            assert_eq!(program(src).unwrap().jump_in_time(), jump, "{src}");
-        }
     }
 
     #[test]

@@ -313,30 +313,6 @@ impl Validator<'_> {
             self.nonlinear_mechanics_scheme(m, scheme.method)?;
         }
         let reference = self.reference(raw.reference.take(), &experiment, &names)?;
-        if nonlinear.dynamics() && scheme.method == Method::EventDriven {
-            // The integrator would step across a jump of a source in time
-            // without locating it (and a pair held through its derivative
-            // would keep the jump as an offset): refused, with the way out.
-            let jumps = nonlinear
-                .der
-                .iter()
-                .map(|(i, e)| (format!("the derivative of {}", states[*i].name), e))
-                .chain(
-                    nonlinear
-                        .y
-                        .iter()
-                        .map(|(j, e)| (format!("the relation of {}", pairs[*j].name), e)),
-                )
-                .find_map(|(what, e)| e.jump_in_time().map(|f| (what, f)));
-            if let Some((what, f)) = jumps {
-                return self.fail(
-                    "scheme.method",
-                    format!(
-                        "{what} applies {f}(...) to time, which jumps: the event-driven scheme does not locate jumps of sources in time (use method = \"theta\", whose steps see the source at their ends, or a continuous source)"
-                    ),
-                );
-            }
-        }
         if nonlinear.dynamics() && !scheme.theta_gamma.is_default() {
             let field = if scheme.theta_gamma.multipliers != 1.0 {
                 "scheme.gamma"

@@ -64,6 +64,9 @@ pub trait ModeDynamics {
     /// Why the right-hand side could not be evaluated since the last call, if
     /// it could not (a linear mode always can).
     fn take_failure(&mut self) -> Option<StepError>;
+    /// The first jump of a source in time after `ta` up to `tb`, bracketed by
+    /// adjacent times (a linear mode has no sources in time).
+    fn next_time_jump(&self, lcs: &Lcs, ta: f64, tb: f64) -> Option<(f64, f64)>;
 }
 
 impl ModeDynamics for ModeSystem {
@@ -129,6 +132,10 @@ impl ModeDynamics for ModeSystem {
     fn warm_start(&mut self, _u: &[f64]) {}
     #[inline(always)]
     fn take_failure(&mut self) -> Option<StepError> {
+        None
+    }
+    #[inline(always)]
+    fn next_time_jump(&self, _lcs: &Lcs, _ta: f64, _tb: f64) -> Option<(f64, f64)> {
         None
     }
 }
@@ -264,5 +271,8 @@ impl ModeDynamics for NonlinearMode {
     }
     fn take_failure(&mut self) -> Option<StepError> {
         NonlinearMode::take_failure(self)
+    }
+    fn next_time_jump(&self, lcs: &Lcs, ta: f64, tb: f64) -> Option<(f64, f64)> {
+        lcs.nl.as_ref()?.next_time_jump(ta, tb)
     }
 }

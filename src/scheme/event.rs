@@ -60,6 +60,9 @@ pub struct StepReport {
     pub rejected: usize,
     pub rhs: usize,
     pub events: usize,
+    /// Jumps of sources in time crossed (not mode switches: a jump that
+    /// changes the mode counts in both).
+    pub time_events: usize,
     pub lcp_solves: usize,
     /// Time (from the step's start) where events accumulated and
     /// time-stepping took over, if they did.
@@ -77,6 +80,7 @@ impl StepReport {
         self.rejected += later.rejected;
         self.rhs += later.rhs;
         self.events += later.events;
+        self.time_events += later.time_events;
         self.lcp_solves += later.lcp_solves;
         self.accumulation = self.accumulation.or(later.accumulation);
         self.singular_mode |= later.singular_mode;
@@ -437,7 +441,23 @@ impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
         while !finish_by_stepping && big_h - t > 4.0 * f64::EPSILON * big_h {
             let remaining = big_h - t;
             let clipped = h >= remaining;
-            let h_try = if clipped { remaining } else { h };
+            let mut h_try = if clipped { remaining } else { h };
+            // A jump of a source in time ends the step on its old side (every
+            // stage time at most `left`); the jump is crossed after the step.
+            let jump = self.mode.next_time_jump(lcs, t0 + t, t0 + t + h_try);
+            if let Some((left, right)) = jump {
+                h_try = left - (t0 + t);
+                while h_try > 0.0 && (t0 + t) + h_try > left {
+                    h_try = h_try.next_down();
+                }
+                if h_try <= 0.0 {
+                    // The jump is right here: no time to integrate over.
+                    if !self.cross_time_jump(lcs, w, t0, &mut t, right, big_h)? {
+                        finish_by_stepping = true;
+                    }
+                    continue;
+                }
+            }
             self.stages.set_first(&self.f0);
             let mode = &mut self.mode;
             self.log.report.rhs += settings.integrator.step(
@@ -473,8 +493,12 @@ impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
             self.log.report.steps += 1;
             let proposal = next_step(h_try, norm, order);
             // Only a step that was not cut short by the communication point
-            // says how large the next one may be.
-            h = if clipped { h.max(proposal) } else { proposal };
+            // or a jump says how large the next one may be.
+            h = if clipped || jump.is_some() {
+                h.max(proposal)
+            } else {
+                proposal
+            };
             let crossing = self.earliest_crossing(lcs, t0 + t, h_try, tol_t);
             if let Some(why) = self.mode.take_failure() {
                 return Err(why);
@@ -483,7 +507,14 @@ impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
                 None => {
                     std::mem::swap(&mut self.x, &mut self.x1);
                     std::mem::swap(&mut self.f0, &mut self.f1);
-                    t = if clipped { big_h } else { t + h_try };
+                    if let Some((_, right)) = jump {
+                        t += h_try;
+                        if !self.cross_time_jump(lcs, w, t0, &mut t, right, big_h)? {
+                            finish_by_stepping = true;
+                        }
+                    } else {
+                        t = if clipped { big_h } else { t + h_try };
+                    }
                 }
                 Some((s, guard)) => {
                     self.log.report.events += 1;
@@ -563,6 +594,47 @@ impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
             return Err(StepError::NotFinite);
         }
         Ok(solved())
+    }
+
+    /// Moves the time from the old side of a jump of a source in time to
+    /// `right`, its first time on the new side (the state is continuous
+    /// across it), and goes on in the mode that describes the motion there:
+    /// the same one when it still does (a jump that moves no pair), else the
+    /// selection LCP's. False when time-stepping must finish the step.
+    fn cross_time_jump(
+        &mut self,
+        lcs: &Lcs,
+        w: &[f64],
+        t0: f64,
+        t: &mut f64,
+        right: f64,
+        big_h: f64,
+    ) -> Result<bool, StepError> {
+        // `t0 + t` must land on `right` or after it, never back on the old side.
+        *t = right - t0;
+        while t0 + *t < right {
+            *t = t.next_up();
+        }
+        *t = t.min(big_h);
+        self.log.report.time_events += 1;
+        let atol = self.settings.atol;
+        let now = t0 + *t;
+        let kept = self.mode.build(lcs, &self.active, w, now, &self.x).is_ok()
+            && self.mode.consistent(lcs, now, &self.x, atol);
+        if !kept {
+            self.previous_event_mode.copy_from_slice(&self.active);
+            if !self.enter_mode(lcs, w, t0, t, big_h)? {
+                return Ok(false);
+            }
+            if self.active != self.previous_event_mode {
+                self.log.report.events += 1;
+            }
+        }
+        let now = t0 + *t;
+        self.mode.project(lcs, now, &mut self.x, atol);
+        self.mode.rhs(lcs, now, &self.x, &mut self.f0);
+        self.log.report.rhs += 1;
+        Ok(true)
     }
 
     /// The mode after `guard` fired: its pair moves to the other side.

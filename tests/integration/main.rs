@@ -13,6 +13,8 @@
 //! - `nonlinear_events` the event-driven scheme on nonlinear models: a nonlinear guard
 //!   against its exact time, a source in time against the theta-method, a free pair's
 //!   failed Newton iteration, FMU-state replay, zero-allocation steps
+//! - `time_events`  jumps of sources in time under the event-driven scheme: a PWM-driven
+//!   clamp against its closed form, `buck_pwm`'s average, replay, zero allocations
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
 //! - `description`  modelDescription.xml: golden file and structural rules
 //! - `coupled`      the coupled bead column (dense contact LCP, N = 100): every step solved
@@ -106,6 +108,7 @@ mod plot;
 mod siconos_options;
 mod siconos_rocking_block;
 mod theta_gamma;
+mod time_events;
 mod tiny_steps;
 mod units;
 mod woodpecker;

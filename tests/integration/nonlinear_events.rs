@@ -16,12 +16,12 @@ use lcsfmu::fmi2::Instance;
 use lcsfmu::model::{validate, Method, Model};
 use std::f64::consts::PI;
 
-fn model(text: &str) -> Model {
+pub(super) fn model(text: &str) -> Model {
     validate::from_str(text, std::path::Path::new("nl_events.toml"))
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn bundled(stem: &str, method: Method, rtol: f64, atol: f64) -> Model {
+pub(super) fn bundled(stem: &str, method: Method, rtol: f64, atol: f64) -> Model {
     let mut m = validate::load(&model_path(stem)).unwrap_or_else(|e| panic!("{e}"));
     m.scheme.method = method;
     m.scheme.event.rtol = rtol;
@@ -29,7 +29,7 @@ fn bundled(stem: &str, method: Method, rtol: f64, atol: f64) -> Model {
     m
 }
 
-fn initialized(m: Model, start: f64) -> Instance {
+pub(super) fn initialized(m: Model, start: f64) -> Instance {
     let mut i = Instance::new(m, "{g}");
     i.setup_experiment(start, None).unwrap();
     i.enter_initialization_mode().unwrap();
@@ -37,7 +37,7 @@ fn initialized(m: Model, start: f64) -> Instance {
     i
 }
 
-fn get(i: &mut Instance, name: &str) -> f64 {
+pub(super) fn get(i: &mut Instance, name: &str) -> f64 {
     let vars = lcsfmu::fmi2::variables::variables(i.model());
     let vr = vars.iter().position(|v| v.name == name).unwrap() as u32;
     let mut v = [0.0];
@@ -45,7 +45,7 @@ fn get(i: &mut Instance, name: &str) -> f64 {
     v[0]
 }
 
-fn step_to(i: &mut Instance, points: &[f64]) {
+pub(super) fn step_to(i: &mut Instance, points: &[f64]) {
     for &p in points {
         let t = i.time();
         i.do_step(t, p - t)

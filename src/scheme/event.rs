@@ -29,10 +29,15 @@
 //! nonlinear model) finishes: the sign spiral lands on its origin instead of
 //! hanging. The report of each step says so.
 
+mod report;
+mod switching;
+
+pub use report::{EventLog, StepReport};
+
 use super::dynamics::{Fallback, ModeDynamics};
-use super::mode::{Guard, ModeSystem, SingularMode, DRIFT_TOL};
+use super::mode::{Guard, ModeSystem};
 use super::mode_nl::NonlinearMode;
-use super::rk::{brent, error_norm, hermite, next_step, Stages};
+use super::rk::{error_norm, hermite, next_step, Stages};
 use super::{tidy, NewtonStepper, StepError, ThetaStepper};
 use crate::lcp::{self, Bound, Problem, Solver};
 use crate::lcs::Lcs;
@@ -52,80 +57,6 @@ pub const EVENT_TOL: f64 = 1e-13;
 
 /// How many recent modes a report keeps to name an accumulation's cycle.
 pub const CYCLE: usize = 4;
-
-/// What one communication step took.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct StepReport {
-    pub steps: usize,
-    pub rejected: usize,
-    pub rhs: usize,
-    pub events: usize,
-    /// Jumps of sources in time crossed (not mode switches: a jump that
-    /// changes the mode counts in both).
-    pub time_events: usize,
-    pub lcp_solves: usize,
-    /// Time (from the step's start) where events accumulated and
-    /// time-stepping took over, if they did.
-    pub accumulation: Option<f64>,
-    /// Whether a mode could not be followed as an ODE (its free pairs'
-    /// equations singular, or its sliding pairs off their constraint):
-    /// time-stepping took over too.
-    pub singular_mode: bool,
-}
-
-impl StepReport {
-    /// Adds the counts of a later step; the first accumulation is kept.
-    pub fn add(&mut self, later: &StepReport) {
-        self.steps += later.steps;
-        self.rejected += later.rejected;
-        self.rhs += later.rhs;
-        self.events += later.events;
-        self.time_events += later.time_events;
-        self.lcp_solves += later.lcp_solves;
-        self.accumulation = self.accumulation.or(later.accumulation);
-        self.singular_mode |= later.singular_mode;
-    }
-}
-
-/// What the scheme tells after each step, apart from the stepper's mode kind.
-pub struct EventLog {
-    /// The last modes entered, most recent at `cycle_at`, for reports.
-    cycle: Vec<Bound>,
-    cycle_at: usize,
-    cycle_len: usize,
-    pub report: StepReport,
-    /// Where (from the step's start) the last step stopped at an event.
-    pub stopped_at: Option<f64>,
-}
-
-impl EventLog {
-    fn new(nu: usize) -> Self {
-        EventLog {
-            cycle: vec![Bound::Free; CYCLE * nu],
-            cycle_at: 0,
-            cycle_len: 0,
-            report: StepReport::default(),
-            stopped_at: None,
-        }
-    }
-
-    /// The modes entered most recently, oldest first (for an accumulation report).
-    pub fn recent_modes(&self) -> impl Iterator<Item = &[Bound]> {
-        let nu = self.cycle.len() / CYCLE;
-        (0..self.cycle_len).rev().map(move |back| {
-            let k = (self.cycle_at + CYCLE - back) % CYCLE;
-            &self.cycle[k * nu..(k + 1) * nu]
-        })
-    }
-
-    /// Records the mode just entered for reports.
-    fn remember(&mut self, active: &[Bound]) {
-        let nu = active.len();
-        self.cycle_at = (self.cycle_at + 1) % CYCLE;
-        self.cycle_len = (self.cycle_len + 1).min(CYCLE);
-        self.cycle[self.cycle_at * nu..(self.cycle_at + 1) * nu].copy_from_slice(active);
-    }
-}
 
 /// The event-driven scheme on a nonlinear first-order model.
 pub type NonlinearEventStepper = EventStepper<NonlinearMode, NewtonStepper>;
@@ -228,79 +159,6 @@ impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
         self.pending = None;
     }
 
-    /// Changes the mode at the event the last step stopped at, as the step
-    /// would have done without stopping: the fired guard's pair changes side,
-    /// or the selection LCP decides; the state is projected onto the new
-    /// mode's constraints. The result (state and multipliers) is in `x_next`
-    /// and `u_next`. False when no event was pending (nothing changes).
-    pub fn update_mode(
-        &mut self,
-        lcs: &Lcs,
-        x: &[f64],
-        u: &[f64],
-        w: &[f64],
-        t0: f64,
-    ) -> Result<bool, StepError> {
-        let Some(guard) = self.pending.take() else {
-            return Ok(false);
-        };
-        self.x.copy_from_slice(x);
-        self.x_next.copy_from_slice(&self.x);
-        self.mode.warm_start(u);
-        // No time passes here: a mode that needs a selection step to describe
-        // the motion keeps the selection's multipliers, and the next step
-        // selects again with room to take it.
-        if self.change_mode(lcs, w, guard, t0, &mut 0.0, 0.0)? {
-            self.x_next.copy_from_slice(&self.x);
-            self.mode.multipliers(lcs, t0, &self.x, &mut self.u_next);
-            if let Some(why) = self.mode.take_failure() {
-                return Err(why);
-            }
-        } else {
-            self.u_next.copy_from_slice(&self.select_u);
-        }
-        if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
-            return Err(StepError::NotFinite);
-        }
-        Ok(true)
-    }
-
-    /// The mode after `guard` fired at `self.x`, built and entered (the state
-    /// projected onto it); false when time-stepping must go on from here (the
-    /// selected mode is singular, or needs a selection step that `big_h - t`
-    /// has no room for; a step that starts here selects again).
-    fn change_mode(
-        &mut self,
-        lcs: &Lcs,
-        w: &[f64],
-        guard: Guard,
-        t0: f64,
-        t: &mut f64,
-        big_h: f64,
-    ) -> Result<bool, StepError> {
-        // The guard that fired says which pair changes side; when that mode
-        // does not describe the motion (several pairs change at once, or a
-        // crossing rather than a release), the mode-selection LCP decides.
-        self.flip(guard);
-        let settings = self.settings;
-        let now = t0 + *t;
-        let follows = self.mode.build(lcs, &self.active, w, now, &self.x).is_ok()
-            && self.mode.consistent(lcs, now, &self.x, settings.atol);
-        if follows {
-            self.log.remember(&self.active);
-        } else {
-            self.active.copy_from_slice(&self.previous_event_mode);
-            if !self.enter_mode(lcs, w, t0, t, big_h)? {
-                return Ok(false);
-            }
-        }
-        let now = t0 + *t;
-        self.mode.project(lcs, now, &mut self.x, settings.atol);
-        self.mode.rhs(lcs, now, &self.x, &mut self.f0);
-        self.log.report.rhs += 1;
-        Ok(true)
-    }
-
     pub fn invalidate(&mut self) {
         self.mode.invalidate();
         self.fallback.invalidate();
@@ -334,31 +192,6 @@ impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
     /// The time-stepping LCP matrix of a step of size `h` (for inspection).
     pub fn lcp_matrix(&mut self, lcs: &Lcs, h: f64) -> Result<DMatrix<f64>, StepError> {
         self.fallback.lcp_matrix(lcs, h)
-    }
-
-    /// Selects and builds the mode at the state `self.x` at time `t` with
-    /// inputs `w`; false when that mode is not an ODE (its free pairs'
-    /// equations are singular).
-    fn select_mode(&mut self, lcs: &Lcs, w: &[f64], t: f64) -> Result<bool, StepError> {
-        self.mode
-            .selection(lcs, t, &self.x, w, SELECT_STEP, &mut self.select);
-        // The matrix is the same at every event of an assembly, but cheap to
-        // factor next to an event; the warm start is the old mode.
-        self.select_solver.matrix_changed();
-        self.select_solver.set_active_set(&self.active);
-        let info = self
-            .select_solver
-            .solve(&self.select, &mut self.select_u, &mut self.select_y);
-        self.log.report.lcp_solves += 1;
-        if info.status != lcp::Status::Solved {
-            return Err(StepError::Lcp(info));
-        }
-        self.active.copy_from_slice(self.select_solver.active_set());
-        self.log.remember(&self.active);
-        match self.mode.build(lcs, &self.active, w, t, &self.x) {
-            Ok(()) => Ok(true),
-            Err(SingularMode) => Ok(false),
-        }
     }
 
     /// Moves the result of the last step into `x` and `u` (by swapping buffers).
@@ -594,134 +427,6 @@ impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
             return Err(StepError::NotFinite);
         }
         Ok(solved())
-    }
-
-    /// Moves the time from the old side of a jump of a source in time to
-    /// `right`, its first time on the new side (the state is continuous
-    /// across it), and goes on in the mode that describes the motion there:
-    /// the same one when it still does (a jump that moves no pair), else the
-    /// selection LCP's. False when time-stepping must finish the step.
-    fn cross_time_jump(
-        &mut self,
-        lcs: &Lcs,
-        w: &[f64],
-        t0: f64,
-        t: &mut f64,
-        right: f64,
-        big_h: f64,
-    ) -> Result<bool, StepError> {
-        // `t0 + t` must land on `right` or after it, never back on the old side.
-        *t = right - t0;
-        while t0 + *t < right {
-            *t = t.next_up();
-        }
-        *t = t.min(big_h);
-        self.log.report.time_events += 1;
-        let atol = self.settings.atol;
-        let now = t0 + *t;
-        let kept = self.mode.build(lcs, &self.active, w, now, &self.x).is_ok()
-            && self.mode.consistent(lcs, now, &self.x, atol);
-        if !kept {
-            self.previous_event_mode.copy_from_slice(&self.active);
-            if !self.enter_mode(lcs, w, t0, t, big_h)? {
-                return Ok(false);
-            }
-            if self.active != self.previous_event_mode {
-                self.log.report.events += 1;
-            }
-        }
-        let now = t0 + *t;
-        self.mode.project(lcs, now, &mut self.x, atol);
-        self.mode.rhs(lcs, now, &self.x, &mut self.f0);
-        self.log.report.rhs += 1;
-        Ok(true)
-    }
-
-    /// The mode after `guard` fired: its pair moves to the other side.
-    fn flip(&mut self, guard: Guard) {
-        self.previous_event_mode.copy_from_slice(&self.active);
-        match guard {
-            Guard::LowerY(i) | Guard::UpperY(i) => self.active[i] = Bound::Free,
-            Guard::AboveLo(i) => self.active[i] = Bound::Lower,
-            Guard::BelowHi(i) => self.active[i] = Bound::Upper,
-        }
-    }
-
-    /// Selects the mode at `self.x` and makes sure it describes the motion
-    /// there: a mode that holds a pair at `y = 0` through its derivative while
-    /// `y` is not yet 0 (the state is within one selection step of the
-    /// constraint, as near the spiral's origin) is entered by taking that step.
-    /// False when time-stepping must finish the communication step.
-    fn enter_mode(
-        &mut self,
-        lcs: &Lcs,
-        w: &[f64],
-        t0: f64,
-        t: &mut f64,
-        big_h: f64,
-    ) -> Result<bool, StepError> {
-        for attempt in 0..2 {
-            if !self.select_mode(lcs, w, t0 + *t)? {
-                self.log.report.singular_mode = true;
-                return Ok(false);
-            }
-            if self.mode.drift(lcs, t0 + *t, &self.x) <= DRIFT_TOL {
-                return Ok(true);
-            }
-            if attempt == 1 || big_h - *t <= SELECT_STEP {
-                break;
-            }
-            // One explicit step of the selection's length with its multipliers.
-            self.mode
-                .rate(lcs, t0 + *t, &self.x, &self.select_u, w, &mut self.xe);
-            for (x, v) in self.x.iter_mut().zip(&self.xe) {
-                *x += SELECT_STEP * v;
-            }
-            *t += SELECT_STEP;
-            self.log.report.steps += 1;
-        }
-        self.log.report.singular_mode = true;
-        Ok(false)
-    }
-
-    /// The earliest guard crossing over the step of size `h` from time `ta`
-    /// just taken, as a fraction of it, located on the Hermite interpolant;
-    /// `None` when no guard changes sign.
-    fn earliest_crossing(
-        &mut self,
-        lcs: &Lcs,
-        ta: f64,
-        h: f64,
-        tol_t: f64,
-    ) -> Option<(f64, Guard)> {
-        let mut earliest: Option<(f64, Guard)> = None;
-        let tb = ta + h;
-        for r in 0..self.mode.guard_list().len() {
-            let ga = self.mode.guard(lcs, ta, r, &self.x);
-            let gb = self.mode.guard(lcs, tb, r, &self.x1);
-            if gb
-                >= -self
-                    .mode
-                    .guard_tolerance(lcs, tb, r, &self.x1, self.settings.atol)
-            {
-                continue;
-            }
-            let s = if ga <= 0.0 {
-                0.0
-            } else {
-                let (x0, f0, x1, f1) = (&self.x, &self.f0, &self.x1, &self.f1);
-                let (xe, mode) = (&mut self.xe, &mut self.mode);
-                let mut g = |s: f64| {
-                    hermite(x0, f0, x1, f1, h, s, xe);
-                    mode.guard(lcs, ta + s * h, r, xe)
-                };
-                brent(&mut g, 0.0, 1.0, ga, gb, tol_t / h)
-            };
-            if earliest.is_none_or(|(e, _)| s < e) {
-                earliest = Some((s, self.mode.guard_list()[r]));
-            }
-        }
-        earliest
     }
 
     /// A first step from the size of the state and of its derivative.

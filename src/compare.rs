@@ -37,6 +37,8 @@ pub struct Run {
     pub rejected: Option<usize>,
     pub rhs: Option<usize>,
     pub events: Option<usize>,
+    /// Jumps of sources in time crossed as time events (event-driven).
+    pub time_events: Option<usize>,
     pub lcp_solves: usize,
     pub seconds: f64,
     /// Largest absolute error over the reference's times and variables.
@@ -167,6 +169,7 @@ pub fn compare(model: &Model, opts: &Options) -> Result<Comparison, Error> {
             r.rejected = Some(report.rejected);
             r.rhs = Some(report.rhs);
             r.events = Some(report.events);
+            r.time_events = Some(report.time_events);
             r.lcp_solves = report.lcp_solves;
         }));
     }
@@ -195,7 +198,10 @@ impl Comparison {
                 opt(r.rejected),
                 opt(r.rhs),
                 r.lcp_solves,
-                opt(r.events),
+                match (r.events, r.time_events) {
+                    (Some(e), Some(j)) if j > 0 => format!("{e} (+{j} time events)"),
+                    (e, _) => opt(e),
+                },
                 r.seconds * 1e3,
                 r.max_error,
                 r.rest_from.map_or("-".to_string(), |t| format!("{t:.6}")),
@@ -346,6 +352,7 @@ fn measure(
         rejected: None,
         rhs: None,
         events: None,
+        time_events: None,
         lcp_solves: 0,
         seconds,
         max_error,

@@ -108,6 +108,8 @@ pub struct Trajectory {
     pub failure: Option<String>,
     /// What the Newton iterations took, for a model with nonlinear dynamics.
     pub newton: Option<crate::scheme::NewtonStats>,
+    /// What the event-driven scheme took over the run, when it ran.
+    pub events: Option<crate::scheme::event::StepReport>,
 }
 
 impl Trajectory {
@@ -257,6 +259,7 @@ pub fn run_with_progress(
         rows,
         failure,
         newton: inst.newton_stats().cloned(),
+        events: inst.run_report(),
     })
 }
 

@@ -39,7 +39,7 @@ pub struct Args {
     #[arg(long = "scheme", value_name = "METHOD")]
     scheme: Option<String>,
     /// Print what the steps took on standard error (for nonlinear models, the
-    /// number of Newton iterations per step).
+    /// number of Newton iterations per step; for the event-driven scheme, its steps and events).
     #[arg(short, long)]
     verbose: bool,
     /// Output CSV file (default: standard output, or none when --plot is given).
@@ -175,6 +175,20 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
             "  line-search halvings: {}; largest scaled residual at acceptance: {:e}",
             n.backtracks, n.worst_residual
         );
+    }
+    if let (true, Some(r)) = (args.verbose, &traj.events) {
+        eprintln!(
+            "event-driven: {} steps ({} rejected), {} right-hand sides, {} mode switches, {} time events, {} LCP solves",
+            r.steps, r.rejected, r.rhs, r.events, r.time_events, r.lcp_solves
+        );
+        if r.accumulation.is_some() {
+            eprintln!("  events accumulated: time-stepping finished the steps where they did");
+        }
+        if r.singular_mode {
+            eprintln!(
+                "  a mode was not an ODE (singular free pairs): time-stepping finished the steps where one was entered"
+            );
+        }
     }
     if let Some(why) = traj.failure {
         eprintln!("error: the simulation stopped early: {why}");

@@ -138,3 +138,25 @@ fn steps_across_jumps_allocate_nothing() {
     }
     assert!(i.run_report().unwrap().time_events > 0);
 }
+
+/// `lcsfmu simulate -v` reports what the event-driven scheme took, time events included.
+#[test]
+fn simulate_verbose_reports_the_time_events() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lcsfmu"))
+        .args([
+            "simulate",
+            "--scheme",
+            "event-driven",
+            "--stop",
+            "0.001",
+            "-v",
+        ])
+        .arg(super::model_path("buck_pwm"))
+        .args(["-o", "/dev/null"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // Jumps at (k + d) T and (k + 1) T, T = 1e-4, over 1 ms: 20.
+    assert!(stderr.contains(", 20 time events,"), "{stderr}");
+}

@@ -66,6 +66,14 @@ for fmu in "$cache"/memcheck-me/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
         target/release/examples/me_cycles "$fmu" 20 3000
 done
+# The same for FMI 3.0 Model Exchange (examples/me3_cycles.rs: also the named indicators
+# against fmi3GetEventIndicators, and the adjoint derivatives).
+rm -rf "$cache/memcheck-me3"
+./target/release/lcsfmu build "${me_files[@]}" --fmi 3 --interface cs,me -o "$cache/memcheck-me3" >/dev/null
+for fmu in "$cache"/memcheck-me3/*.fmu; do
+    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
+        target/release/examples/me3_cycles "$fmu" 20 3000
+done
 # The prebuilt runtime, which reads the model file at every instantiation: three
 # models of the three forms (matrices, blocks, mechanical), 100 life cycles each.
 rm -rf "$cache/memcheck-prebuilt"

@@ -19,10 +19,10 @@
 use crate::fmi2::variables;
 use crate::fmi_version::Interfaces;
 use crate::model::Model;
-use crate::model_description3_me as me;
 use crate::model_description::{
     describe, number, output_dependencies, units, write_categories_and_experiment, write_units,
 };
+use crate::model_description3_me as me;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use quick_xml::Writer;
 
@@ -118,7 +118,8 @@ pub fn write_for(model: &Model, token: &str, interfaces: Interfaces) -> String {
     for (vr, deps) in output_dependencies(model, &vars) {
         let deps: Vec<String> = deps.iter().map(|j| j.to_string()).collect();
         let (vr, deps) = (vr.to_string(), deps.join(" "));
-        let mut output = BytesStart::new("Output").with_attributes([("valueReference", vr.as_str())]);
+        let mut output =
+            BytesStart::new("Output").with_attributes([("valueReference", vr.as_str())]);
         // Model Exchange: outputs depend on the states as well (through the
         // mode), so the attribute is left out: "depends on every known".
         if !interfaces.model_exchange {

@@ -135,7 +135,9 @@ pub extern "C" fn fmi3GetNumberOfEventIndicators(
     enter(instance, "fmi3GetNumberOfEventIndicators", |comp| {
         comp.instance.check(Call::GetCounts)?;
         // SAFETY: nEventIndicators is NULL or writable.
-        unsafe { *out(nEventIndicators, "nEventIndicators")? = comp.instance.event_indicator_count() };
+        unsafe {
+            *out(nEventIndicators, "nEventIndicators")? = comp.instance.event_indicator_count()
+        };
         OK
     })
 }

@@ -26,7 +26,8 @@ cargo build --release --bins --examples
 # The FMU template only compiles with a generated model: lint it with one.
 cache=target/fmu-build
 ./target/release/lcsfmu build models/sign_spiral.toml -o "$cache/sign_spiral.fmu"
-for features in "" forced-panic fmi3 forced-panic,fmi3 model-exchange me-only; do
+for features in "" forced-panic fmi3 forced-panic,fmi3 model-exchange me-only fmi3,model-exchange \
+        fmi3,me-only; do
     LCSFMU_GENERATED="$PWD/$cache/generated/sign_spiral.rs" \
         cargo clippy -p fmu-template --release --features "$features" -- -D warnings
 done

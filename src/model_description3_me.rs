@@ -58,7 +58,7 @@ pub fn write_variables(model: &Model, base: &[Variable], put: &mut impl FnMut(Ev
     for k in 0..indicator_count(model) {
         let name = variables::indicator_name(model, k);
         let pair = &model.pairs[k / 2].name;
-        let description = if k % 2 == 0 {
+        let description = if k.is_multiple_of(2) {
             format!("event indicator: the current mode's guard of {pair} leaving its lower side (y at the lower bound, u - lo between the bounds, 1 when the mode has none)")
         } else {
             format!("event indicator: the current mode's guard of {pair} leaving its upper side (-y at the upper bound, hi - u between the bounds, 1 when the mode has none)")

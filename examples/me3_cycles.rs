@@ -144,7 +144,7 @@ fn sizes(fmu: &Path) -> Sizes {
             states.push(state.parse().unwrap());
         }
     }
-    let indicators = xml.split("<EventIndicator ").skip(1).map(vr).collect();
+    let indicators = xml.split("<EventIndicator").skip(1).map(vr).collect();
     Sizes {
         derivatives,
         states,

@@ -201,6 +201,10 @@ mod tests {
         assert!(allowed(Call::Terminate, Phase::ContinuousTimeMode));
         assert_eq!(Call::DoStep.interface(), Interface::CoSimulation);
         assert_eq!(Call::GetDerivatives.interface(), Interface::ModelExchange);
+        // FMI 3.0's counts are constants: any phase, Model Exchange only.
+        assert!(allowed(Call::GetCounts, Phase::Instantiated));
+        assert!(allowed(Call::GetCounts, Phase::Terminated));
+        assert_eq!(Call::GetCounts.interface(), Interface::ModelExchange);
         for v in 0..=7 {
             assert_eq!(Phase::from_u8(v).map(|p| p as u8), Some(v));
         }

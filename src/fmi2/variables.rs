@@ -119,7 +119,11 @@ pub fn kinds_with_derivatives(model: &Model) -> Vec<Kind> {
 /// pair `i`'s lower side, slot `2i + 1` its upper side. The dots keep the names
 /// apart from the model's, which are C identifiers.
 pub fn indicator_name(model: &Model, k: usize) -> String {
-    let side = if k.is_multiple_of(2) { "lower" } else { "upper" };
+    let side = if k.is_multiple_of(2) {
+        "lower"
+    } else {
+        "upper"
+    };
     format!("indicator.{}.{side}", model.pairs[k / 2].name)
 }
 

@@ -1,5 +1,5 @@
-//! The FMI 3.0 Model Exchange functions: the 10 of the interface type and the
-//! directional and adjoint derivatives, over the same core as FMI 2.0's
+//! The FMI 3.0 Model Exchange functions: instantiation, the 10 of the interface
+//! type and the directional and adjoint derivatives, over the same core as FMI 2.0's
 //! (`lcsfmu::fmi2::model_exchange`).
 //!
 //! Every FMI 3.0 binary exports them (FMI 3.0 §2.5); on an instance that is
@@ -14,11 +14,55 @@
 #![allow(non_snake_case)]
 
 use super::ffi::*;
-use crate::shell::{enter, out, slice, slice_mut};
+use super::life::refuse;
+use crate::shell::{c_str, enter, instance_name, out, slice, slice_mut, Component, Sink};
 use lcsfmu::fmi2::state::Call;
 use lcsfmu::fmi2::{FmiError, FmiResult};
+use std::panic::catch_unwind;
 
 const OK: FmiResult<fmi3Status> = Ok(fmi3Status::fmi3OK);
+
+#[no_mangle]
+pub extern "C" fn fmi3InstantiateModelExchange(
+    instanceName: fmi3String,
+    instantiationToken: fmi3String,
+    _resourcePath: fmi3String,
+    _visible: fmi3Boolean,
+    loggingOn: fmi3Boolean,
+    instanceEnvironment: fmi3InstanceEnvironment,
+    logMessage: fmi3LogMessageCallback,
+) -> fmi3Instance {
+    let result = catch_unwind(|| {
+        let what = "fmi3InstantiateModelExchange";
+        let sink = Sink::Fmi3 {
+            logger: logMessage,
+            environment: instanceEnvironment,
+        };
+        // SAFETY: the importer passes NULL or valid strings.
+        let name = unsafe { instance_name(instanceName) };
+        if !crate::interfaces::declared().1 {
+            return refuse(
+                sink,
+                &name,
+                what,
+                "Model Exchange is not provided: this FMU is Co-Simulation only (lcsfmu build --interface cs,me makes one with both)",
+            );
+        }
+        let token = unsafe { c_str(instantiationToken) };
+        let mut instance =
+            match crate::model_source::instance(token.as_deref(), None, "instantiationToken") {
+                Ok(i) => i,
+                Err(e) => return refuse(sink, &name, what, &e),
+            };
+        if let Err(e) = instance.use_model_exchange() {
+            return refuse(sink, &name, what, &e.message);
+        }
+        instance.expose_event_indicators();
+        let comp = Component::new(instance, name, sink, loggingOn);
+        Box::into_raw(Box::new(comp)) as fmi3Instance
+    });
+    result.unwrap_or(std::ptr::null_mut())
+}
 
 #[no_mangle]
 pub extern "C" fn fmi3EnterContinuousTimeMode(instance: fmi3Instance) -> fmi3Status {

@@ -8,10 +8,10 @@
 //! says whether the importer uses Event Mode and allows early return, which the
 //! core then honours (`lcsfmu::fmi2::EventOptions`); `fmi3DoStep` reports
 //! `eventHandlingNeeded`, `earlyReturn` and `lastSuccessfulTime` through
-//! out-parameters instead of status queries; `fmi3InstantiateModelExchange`
-//! makes a Model Exchange instance of the same core (when the FMU declares
-//! Model Exchange), whose tolerance comes from `fmi3EnterInitializationMode`
-//! and whose `fmi3UpdateDiscreteStates` selects the next mode.
+//! out-parameters instead of status queries. A Model Exchange instance
+//! ([`super::exchange`]) shares this life cycle: its tolerance comes from
+//! `fmi3EnterInitializationMode`, and its `fmi3UpdateDiscreteStates` selects
+//! the next mode.
 #![allow(non_snake_case)]
 
 use super::ffi::*;
@@ -55,7 +55,7 @@ pub extern "C" fn fmi3SetDebugLogging(
 }
 
 /// Logs why an instantiation failed, through the logger it was given.
-fn refuse(sink: Sink, name: &CStr, what: &str, message: &str) -> fmi3Instance {
+pub(super) fn refuse(sink: Sink, name: &CStr, what: &str, message: &str) -> fmi3Instance {
     sink.send(name, Level::Error, &format!("{what}: {message}"));
     std::ptr::null_mut()
 }
@@ -140,48 +140,6 @@ fn not_provided(
         refuse(sink, &name, what, message)
     })
     .unwrap_or(std::ptr::null_mut())
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3InstantiateModelExchange(
-    instanceName: fmi3String,
-    instantiationToken: fmi3String,
-    _resourcePath: fmi3String,
-    _visible: fmi3Boolean,
-    loggingOn: fmi3Boolean,
-    instanceEnvironment: fmi3InstanceEnvironment,
-    logMessage: fmi3LogMessageCallback,
-) -> fmi3Instance {
-    let result = catch_unwind(|| {
-        let what = "fmi3InstantiateModelExchange";
-        let sink = Sink::Fmi3 {
-            logger: logMessage,
-            environment: instanceEnvironment,
-        };
-        // SAFETY: the importer passes NULL or valid strings.
-        let name = unsafe { instance_name(instanceName) };
-        if !crate::interfaces::declared().1 {
-            return refuse(
-                sink,
-                &name,
-                what,
-                "Model Exchange is not provided: this FMU is Co-Simulation only (lcsfmu build --interface cs,me makes one with both)",
-            );
-        }
-        let token = unsafe { c_str(instantiationToken) };
-        let mut instance =
-            match crate::model_source::instance(token.as_deref(), None, "instantiationToken") {
-                Ok(i) => i,
-                Err(e) => return refuse(sink, &name, what, &e),
-            };
-        if let Err(e) = instance.use_model_exchange() {
-            return refuse(sink, &name, what, &e.message);
-        }
-        instance.expose_event_indicators();
-        let comp = Component::new(instance, name, sink, loggingOn);
-        Box::into_raw(Box::new(comp)) as fmi3Instance
-    });
-    result.unwrap_or(std::ptr::null_mut())
 }
 
 #[no_mangle]

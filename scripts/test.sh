@@ -26,7 +26,8 @@ cargo build --release --bins --examples
 # The FMU template only compiles with a generated model: lint it with one.
 cache=target/fmu-build
 ./target/release/lcsfmu build models/sign_spiral.toml -o "$cache/sign_spiral.fmu"
-for features in "" forced-panic fmi3 forced-panic,fmi3 model-exchange me-only; do
+for features in "" forced-panic fmi3 forced-panic,fmi3 model-exchange me-only fmi3,model-exchange \
+        fmi3,me-only; do
     LCSFMU_GENERATED="$PWD/$cache/generated/sign_spiral.rs" \
         cargo clippy -p fmu-template --release --features "$features" -- -D warnings
 done
@@ -65,6 +66,14 @@ for m in "${me_models[@]}"; do me_files+=("models/$m.toml"); done
 for fmu in "$cache"/memcheck-me/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
         target/release/examples/me_cycles "$fmu" 20 3000
+done
+# The same for FMI 3.0 Model Exchange (examples/me3_cycles.rs: also the named indicators
+# against fmi3GetEventIndicators, and the adjoint derivatives).
+rm -rf "$cache/memcheck-me3"
+./target/release/lcsfmu build "${me_files[@]}" --fmi 3 --interface cs,me -o "$cache/memcheck-me3" >/dev/null
+for fmu in "$cache"/memcheck-me3/*.fmu; do
+    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
+        target/release/examples/me3_cycles "$fmu" 20 3000
 done
 # The prebuilt runtime, which reads the model file at every instantiation: three
 # models of the three forms (matrices, blocks, mechanical), 100 life cycles each.

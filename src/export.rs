@@ -202,11 +202,6 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
         if let Some(why) = crate::fmi2::model_exchange::refusal(model) {
             return Err(Error::Build(format!("--interface {interfaces}: {why}")));
         }
-        if env.fmi == FmiVersion::V3 {
-            return Err(Error::Build(format!(
-                "--interface {interfaces}: FMI 3.0 Model Exchange is not provided yet; build with --fmi 2"
-            )));
-        }
         if env.runtime == Some(Runtime::Prebuilt) {
             return Err(Error::Build(format!(
                 "--interface {interfaces}: the prebuilt runtime is Co-Simulation only; Model Exchange FMUs are compiled for their model (--runtime compiled, which needs cargo)"
@@ -251,7 +246,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
     }
     let xml = match env.fmi {
         FmiVersion::V2 => model_description::write_for(model, &guid, interfaces),
-        FmiVersion::V3 => model_description3::write(model, &guid),
+        FmiVersion::V3 => model_description3::write_for(model, &guid, interfaces),
     };
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(io(parent))?;

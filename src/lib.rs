@@ -65,6 +65,8 @@ pub mod model_description;
 #[cfg(feature = "tool")]
 pub mod model_description3;
 #[cfg(feature = "tool")]
+pub mod model_description3_me;
+#[cfg(feature = "tool")]
 pub mod model_description_me;
 #[cfg(feature = "tool")]
 pub mod pack;

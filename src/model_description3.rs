@@ -12,13 +12,17 @@
 //! declared type (`<Float64Type name="V" unit="V"/>`, `declaredType="V"`), which
 //! the standard allows as well as a `unit` attribute on the variable and which
 //! every importer tried reads: the `fmi` crate 0.8 refuses a description with a
-//! `unit` attribute on a variable.
+//! `unit` attribute on a variable. An FMU that declares Model Exchange adds what
+//! [`crate::model_description3_me`] writes; a Co-Simulation FMU is written
+//! exactly as before.
 
 use crate::fmi2::variables;
+use crate::fmi_version::Interfaces;
 use crate::model::Model;
 use crate::model_description::{
     describe, number, output_dependencies, units, write_categories_and_experiment, write_units,
 };
+use crate::model_description3_me as me;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use quick_xml::Writer;
 
@@ -31,8 +35,14 @@ pub const CO_SIMULATION_FLAGS: &[(&str, &str)] = &[
     ("mightReturnEarlyFromDoStep", "true"),
 ];
 
-/// The complete FMI 3.0 `modelDescription.xml` text; `token` is the GUID.
+/// The complete FMI 3.0 `modelDescription.xml` text of a Co-Simulation FMU;
+/// `token` is the GUID.
 pub fn write(model: &Model, token: &str) -> String {
+    write_for(model, token, Interfaces::CO_SIMULATION)
+}
+
+/// The complete FMI 3.0 `modelDescription.xml` text for `interfaces`.
+pub fn write_for(model: &Model, token: &str, interfaces: Interfaces) -> String {
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     let mut put = |e: Event| w.write_event(e).expect("writing to memory cannot fail");
     put(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
@@ -48,12 +58,17 @@ pub fn write(model: &Model, token: &str) -> String {
     root.push_attribute(("variableNamingConvention", "structured"));
     put(Event::Start(root));
 
-    let mut cs = BytesStart::new("CoSimulation");
-    cs.push_attribute(("modelIdentifier", model.name.as_str()));
-    for &attribute in CO_SIMULATION_FLAGS {
-        cs.push_attribute(attribute);
+    if interfaces.model_exchange {
+        me::write_element(model, &mut put);
     }
-    put(Event::Empty(cs));
+    if interfaces.co_simulation {
+        let mut cs = BytesStart::new("CoSimulation");
+        cs.push_attribute(("modelIdentifier", model.name.as_str()));
+        for &attribute in CO_SIMULATION_FLAGS {
+            cs.push_attribute(attribute);
+        }
+        put(Event::Empty(cs));
+    }
 
     let vars = variables::variables(model);
     write_units(&vars, &mut put);
@@ -93,6 +108,9 @@ pub fn write(model: &Model, token: &str) -> String {
         }
         put(Event::Empty(e));
     }
+    if interfaces.model_exchange {
+        me::write_variables(model, &vars, &mut put);
+    }
     put(Event::End(BytesEnd::new("ModelVariables")));
 
     // Value references are positions in `vars`.
@@ -100,10 +118,17 @@ pub fn write(model: &Model, token: &str) -> String {
     for (vr, deps) in output_dependencies(model, &vars) {
         let deps: Vec<String> = deps.iter().map(|j| j.to_string()).collect();
         let (vr, deps) = (vr.to_string(), deps.join(" "));
-        put(Event::Empty(BytesStart::new("Output").with_attributes([
-            ("valueReference", vr.as_str()),
-            ("dependencies", deps.as_str()),
-        ])));
+        let mut output =
+            BytesStart::new("Output").with_attributes([("valueReference", vr.as_str())]);
+        // Model Exchange: outputs depend on the states as well (through the
+        // mode), so the attribute is left out: "depends on every known".
+        if !interfaces.model_exchange {
+            output.push_attribute(("dependencies", deps.as_str()));
+        }
+        put(Event::Empty(output));
+    }
+    if interfaces.model_exchange {
+        me::write_derivative_structure(model, &vars, &mut put);
     }
     for (vr, v) in vars.iter().enumerate() {
         if v.attributes().2 == Some("calculated") {
@@ -113,6 +138,10 @@ pub fn write(model: &Model, token: &str) -> String {
                     .with_attributes([("valueReference", vr.as_str())]),
             ));
         }
+    }
+    if interfaces.model_exchange {
+        me::write_initial_derivatives(model, &vars, &mut put);
+        me::write_indicator_structure(model, &vars, &mut put);
     }
     put(Event::End(BytesEnd::new("ModelStructure")));
     put(Event::End(BytesEnd::new("fmiModelDescription")));

@@ -32,7 +32,7 @@ pub struct Args {
     #[arg(long = "fmi", value_name = "VERSION", default_value = "2", value_parser = FmiVersion::parse)]
     fmi: FmiVersion,
     /// Interface types: cs (Co-Simulation, the default), me (Model Exchange: linear first-order
-    /// models, FMI 2.0), or cs,me (both in one FMU).
+    /// models, FMI 2.0 or 3.0), or cs,me (both in one FMU).
     #[arg(long = "interface", value_name = "TYPES", default_value = "cs", value_parser = parse_interfaces)]
     interface: Interfaces,
     /// How the FMU's binary is made: `compiled` for this model with cargo (the default when cargo is

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 #[command(
     name = "lcsfmu",
     version,
-    about = "Turn linear complementarity systems into FMI 2.0 or 3.0 Co-Simulation FMUs"
+    about = "Turn linear complementarity systems into FMI 2.0 or 3.0 Co-Simulation and Model Exchange FMUs"
 )]
 struct Cli {
     #[command(subcommand)]

@@ -1,19 +1,20 @@
-//! Directional derivatives of a Model Exchange instance's current mode
-//! (`fmi2GetDirectionalDerivative`, `providesDirectionalDerivative="true"`).
+//! Directional and adjoint derivatives of a Model Exchange instance's current
+//! mode (`fmi2GetDirectionalDerivative`, `fmi3GetDirectionalDerivative`,
+//! `fmi3GetAdjointDerivative`).
 //!
 //! In Continuous-Time Mode the mode is frozen and its ODE is affine in the
 //! states and the inputs, `x' = a x + b(w)`: the derivative of the state
 //! derivatives along a seed `(dx, dw)` is `a dx + b(w + dw) - b(w)`, exact for
-//! the mode to rounding (see `Exchange::directional`). Only state derivatives
-//! are unknowns and only states and inputs knowns; anything else is refused
-//! with its name. Nothing allocates: the seeds live in the instance's Model
-//! Exchange workspace.
+//! the mode to rounding (see `Exchange::directional`). The adjoint derivative
+//! `seed^T J` is the transpose: one directional derivative per known, each
+//! along that known alone. Only state derivatives are unknowns and only states
+//! and inputs knowns; anything else is refused with its name. Nothing
+//! allocates: the seeds live in the instance's Model Exchange workspace.
 
 use super::model_exchange::mode_failed;
 use super::state::Call;
 use super::variables::Kind;
 use super::{FmiError, FmiResult, Instance};
-use crate::model::Model;
 
 impl Instance {
     /// `fmi2GetDirectionalDerivative` of the current mode's ODE: the
@@ -33,52 +34,101 @@ impl Instance {
                 "value references and values differ in length",
             ));
         }
+        self.check_directional(unknowns, knowns)?;
         let me = self.exchange.as_deref_mut().expect("checked");
         me.seed_x.fill(0.0);
         me.seed_w.fill(0.0);
         for (&vr, &v) in knowns.iter().zip(seed) {
-            match self.kinds.get(vr as usize) {
-                Some(Kind::State(i)) => me.seed_x[*i] += v,
-                Some(Kind::Input(i)) => me.seed_w[*i] += v,
-                _ => {
-                    return Err(not_directional(
-                        &self.model,
-                        vr,
-                        "known: a state or an input",
-                    ))
-                }
+            match self.kinds[vr as usize] {
+                Kind::State(i) => me.seed_x[i] += v,
+                Kind::Input(i) => me.seed_w[i] += v,
+                _ => unreachable!("checked"),
+            }
+        }
+        self.along_seed()?;
+        let me = self.exchange.as_deref().expect("checked");
+        for (o, &vr) in out.iter_mut().zip(unknowns) {
+            if let Kind::Derivative(i) = self.kinds[vr as usize] {
+                *o = me.xdot[i];
+            }
+        }
+        Ok(())
+    }
+
+    /// `fmi3GetAdjointDerivative`: `out_j = sum_i seed_i d(unknown_i)/d(known_j)`,
+    /// the transpose of [`Instance::directional_derivative`] (`seed` has one
+    /// value per unknown, `out` one per known).
+    pub fn adjoint_derivative(
+        &mut self,
+        unknowns: &[u32],
+        knowns: &[u32],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> FmiResult<()> {
+        self.exchange_for(Call::GetDirectionalDerivative)?;
+        if unknowns.len() != seed.len() || knowns.len() != out.len() {
+            return Err(FmiError::error(
+                "value references and values differ in length",
+            ));
+        }
+        self.check_directional(unknowns, knowns)?;
+        for (o, &known) in out.iter_mut().zip(knowns) {
+            let me = self.exchange.as_deref_mut().expect("checked");
+            me.seed_x.fill(0.0);
+            me.seed_w.fill(0.0);
+            match self.kinds[known as usize] {
+                Kind::State(i) => me.seed_x[i] = 1.0,
+                Kind::Input(i) => me.seed_w[i] = 1.0,
+                _ => unreachable!("checked"),
+            }
+            self.along_seed()?;
+            let me = self.exchange.as_deref().expect("checked");
+            *o = unknowns
+                .iter()
+                .zip(seed)
+                .map(|(&vr, s)| match self.kinds[vr as usize] {
+                    Kind::Derivative(i) => s * me.xdot[i],
+                    _ => unreachable!("checked"),
+                })
+                .sum();
+        }
+        Ok(())
+    }
+
+    /// Refuses unknowns that are not state derivatives and knowns that are
+    /// neither states nor inputs, by name.
+    fn check_directional(&self, unknowns: &[u32], knowns: &[u32]) -> FmiResult<()> {
+        for &vr in knowns {
+            if !matches!(
+                self.kinds.get(vr as usize),
+                Some(Kind::State(_) | Kind::Input(_))
+            ) {
+                return Err(not_directional(self, vr, "known: a state or an input"));
             }
         }
         for &vr in unknowns {
             if !matches!(self.kinds.get(vr as usize), Some(Kind::Derivative(_))) {
-                return Err(not_directional(
-                    &self.model,
-                    vr,
-                    "unknown: a state derivative",
-                ));
+                return Err(not_directional(self, vr, "unknown: a state derivative"));
             }
         }
+        Ok(())
+    }
+
+    /// The mode's derivative along the seeds in the workspace, into `xdot`.
+    fn along_seed(&mut self) -> FmiResult<()> {
+        let me = self.exchange.as_deref_mut().expect("checked");
         let (x, w) = (&me.seed_x, &me.seed_w);
+        // `xdot` then holds the directional derivative, not der(x).
+        me.pairs_current = false;
         me.engine
             .directional(&self.lcs, &self.inputs, x, w, &mut me.xdot)
-            .map_err(|why| mode_failed(self.time, why))?;
-        for (o, &vr) in out.iter_mut().zip(unknowns) {
-            if let Some(Kind::Derivative(i)) = self.kinds.get(vr as usize) {
-                *o = me.xdot[*i];
-            }
-        }
-        // `xdot` now holds the directional derivative, not der(x).
-        me.pairs_current = false;
-        Ok(())
+            .map_err(|why| mode_failed(self.time, why))
     }
 }
 
 #[cold]
-fn not_directional(model: &Model, vr: u32, what: &str) -> FmiError {
-    let vars = super::variables::variables(model);
-    let name = vars
-        .get(vr as usize)
-        .map_or("a state derivative", |v| v.name);
+fn not_directional(instance: &Instance, vr: u32, what: &str) -> FmiError {
+    let name = instance.name(vr);
     FmiError::error(format!(
         "value reference {vr} ({name}) cannot be a directional derivative's {what}"
     ))

@@ -15,6 +15,7 @@
 mod directional;
 mod events;
 mod feedthrough;
+mod indicators;
 pub mod model_exchange;
 mod report;
 #[cfg(feature = "guid")]
@@ -494,9 +495,12 @@ impl Instance {
         let vars = variables::variables(&self.model);
         match vars.get(vr as usize) {
             Some(v) => v.name,
-            // A Model Exchange FMU's derivatives follow the variables.
-            None if self.exchange.is_some() && (vr as usize) < self.kinds.len() => "der(...)",
-            None => "?",
+            // A Model Exchange FMU's derivatives and indicators follow the variables.
+            None => match self.kinds.get(vr as usize) {
+                Some(Kind::Derivative(_)) => "der(...)",
+                Some(Kind::Indicator(_)) => "an event indicator",
+                _ => "?",
+            },
         }
     }
 
@@ -530,6 +534,7 @@ impl Instance {
                 Kind::Pair(i) => self.pairs[i],
                 Kind::Output(k) => self.output(k),
                 Kind::Derivative(i) => self.derivative(i),
+                Kind::Indicator(k) => self.indicator(k),
             };
         }
         Ok(())
@@ -572,7 +577,11 @@ impl Instance {
             let settable = match kind {
                 Kind::Parameter(_) | Kind::State(_) => before_init,
                 Kind::Input(_) => true,
-                Kind::Time | Kind::Pair(_) | Kind::Output(_) | Kind::Derivative(_) => {
+                Kind::Time
+                | Kind::Pair(_)
+                | Kind::Output(_)
+                | Kind::Derivative(_)
+                | Kind::Indicator(_) => {
                     return Err(FmiError::error(format!(
                         "{} (value reference {vr}) is calculated and cannot be set",
                         name()
@@ -602,7 +611,11 @@ impl Instance {
                     self.inputs[i] = v;
                 }
                 Kind::State(i) => self.states[i] = v,
-                Kind::Time | Kind::Pair(_) | Kind::Output(_) | Kind::Derivative(_) => {
+                Kind::Time
+                | Kind::Pair(_)
+                | Kind::Output(_)
+                | Kind::Derivative(_)
+                | Kind::Indicator(_) => {
                     unreachable!("refused above")
                 }
             }

@@ -53,6 +53,17 @@ pub fn refusal(model: &Model) -> Option<String> {
     None
 }
 
+/// Refuses a tolerance outside (0, 1) (a call that sets it checks first, so
+/// that a refusal changes nothing).
+pub fn check_tolerance(tolerance: Option<f64>) -> FmiResult<()> {
+    match tolerance {
+        Some(tol) if !(tol > 0.0 && tol < 1.0) => Err(FmiError::error(format!(
+            "tolerance {tol} must be in (0, 1)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The Model Exchange part of an instance.
 pub(super) struct ModelExchange {
     pub(super) engine: Exchange,
@@ -61,6 +72,8 @@ pub(super) struct ModelExchange {
     /// current state and inputs.
     pub(super) pairs_current: bool,
     pub(super) xdot: Vec<f64>,
+    /// The event indicators, refreshed with `xdot` (FMI 3.0 names them).
+    pub(super) z: Vec<f64>,
     /// Seeds of a directional derivative, by state and by input.
     pub(super) seed_x: Vec<f64>,
     pub(super) seed_w: Vec<f64>,
@@ -88,6 +101,8 @@ impl ModelExchange {
             tolerance: None,
             pairs_current: false,
             xdot: vec![0.0; model.nx()],
+            // No guard before the first mode exists, as for an unused slot.
+            z: vec![1.0; Exchange::indicator_count(model.nu())],
             seed_x: vec![0.0; model.nx()],
             seed_w: vec![0.0; model.nw()],
         }
@@ -134,13 +149,7 @@ impl Instance {
     /// The importer's tolerance (`fmi2SetupExperiment`), used as the state
     /// tolerance of the event logic; `None` keeps [`DEFAULT_TOLERANCE`].
     pub fn set_tolerance(&mut self, tolerance: Option<f64>) -> FmiResult<()> {
-        if let Some(tol) = tolerance {
-            if !(tol > 0.0 && tol < 1.0) {
-                return Err(FmiError::error(format!(
-                    "tolerance {tol} must be in (0, 1)"
-                )));
-            }
-        }
+        check_tolerance(tolerance)?;
         if let Some(me) = self.exchange.as_mut() {
             me.tolerance = tolerance;
         }
@@ -335,7 +344,9 @@ impl Instance {
             || !vrs.iter().any(|&vr| {
                 matches!(
                     self.kinds.get(vr as usize),
-                    Some(Kind::Pair(_) | Kind::Output(_) | Kind::Derivative(_))
+                    Some(
+                        Kind::Pair(_) | Kind::Output(_) | Kind::Derivative(_) | Kind::Indicator(_)
+                    )
                 )
             })
         {
@@ -345,6 +356,7 @@ impl Instance {
         me.engine
             .multipliers(&self.lcs, x, w, &mut self.pairs)
             .and_then(|()| me.engine.derivatives(&self.lcs, x, w, &mut me.xdot))
+            .and_then(|()| me.engine.indicators(&self.lcs, x, w, &mut me.z))
             .map_err(|why| mode_failed(self.time, why))?;
         me.pairs_current = true;
         Ok(())

@@ -87,6 +87,8 @@ pub enum Call {
     GetDerivatives,
     GetContinuousStates,
     GetNominals,
+    /// FMI 3.0: `fmi3GetNumberOfContinuousStates`, `fmi3GetNumberOfEventIndicators`.
+    GetCounts,
 }
 
 /// Which interface type a call belongs to.
@@ -113,7 +115,8 @@ impl Call {
             | Call::CompletedIntegratorStep
             | Call::GetDerivatives
             | Call::GetContinuousStates
-            | Call::GetNominals => Interface::ModelExchange,
+            | Call::GetNominals
+            | Call::GetCounts => Interface::ModelExchange,
             _ => Interface::Both,
         }
     }
@@ -132,7 +135,12 @@ const ANY: u8 = INST | INIT | DONE | FAIL | TERM | ERR | EVENT | CONT;
 /// The phases in which `call` is legal.
 const fn mask(call: Call) -> u8 {
     match call {
-        Call::SetDebugLogging | Call::FreeInstance | Call::Reset | Call::FmuState => ANY,
+        // The counts are constants of the FMU: every phase may ask.
+        Call::SetDebugLogging
+        | Call::FreeInstance
+        | Call::Reset
+        | Call::FmuState
+        | Call::GetCounts => ANY,
         Call::SetupExperiment | Call::EnterInitializationMode => INST,
         Call::ExitInitializationMode => INIT,
         Call::Terminate => DONE | FAIL | EVENT | CONT,
@@ -193,6 +201,10 @@ mod tests {
         assert!(allowed(Call::Terminate, Phase::ContinuousTimeMode));
         assert_eq!(Call::DoStep.interface(), Interface::CoSimulation);
         assert_eq!(Call::GetDerivatives.interface(), Interface::ModelExchange);
+        // FMI 3.0's counts are constants: any phase, Model Exchange only.
+        assert!(allowed(Call::GetCounts, Phase::Instantiated));
+        assert!(allowed(Call::GetCounts, Phase::Terminated));
+        assert_eq!(Call::GetCounts.interface(), Interface::ModelExchange);
         for v in 0..=7 {
             assert_eq!(Phase::from_u8(v).map(|p| p as u8), Some(v));
         }

@@ -3,9 +3,11 @@
 //! Value references are positions in one fixed order (time, parameters, inputs,
 //! states, complementarity variables, outputs), so the reference of a variable is
 //! also its 0-based index in `ModelVariables`. A Model Exchange FMU appends the
-//! state derivatives `der(x)` after them ([`with_derivatives`]), so the
-//! references of a Co-Simulation FMU stay what they were. Both the XML writer
-//! and the instance read this table; nothing else assigns references.
+//! state derivatives `der(x)` after them ([`kinds_with_derivatives`]), and an
+//! FMI 3.0 Model Exchange FMU its named event indicators after those
+//! ([`kinds_with_indicators`]), so the references of a Co-Simulation FMU stay
+//! what they were. Both the XML writers and the instance read this table;
+//! nothing else assigns references.
 
 use crate::model::Model;
 
@@ -20,6 +22,9 @@ pub enum Kind {
     Output(usize),
     /// Model Exchange: the derivative of state `i` in the current mode.
     Derivative(usize),
+    /// FMI 3.0 Model Exchange: event indicator `k` (two per pair, see
+    /// [`crate::scheme::exchange`]).
+    Indicator(usize),
 }
 
 /// One scalar variable as the FMU exposes it.
@@ -42,7 +47,7 @@ impl Variable<'_> {
             Kind::Input(_) => ("input", "continuous", None),
             Kind::State(_) => ("output", "continuous", Some("exact")),
             Kind::Pair(_) | Kind::Output(_) => ("output", "continuous", Some("calculated")),
-            Kind::Derivative(_) => ("local", "continuous", Some("calculated")),
+            Kind::Derivative(_) | Kind::Indicator(_) => ("local", "continuous", Some("calculated")),
         }
     }
 }
@@ -107,5 +112,27 @@ pub fn derivative_name(model: &Model, i: usize) -> String {
 pub fn kinds_with_derivatives(model: &Model) -> Vec<Kind> {
     let mut kinds = kinds(model);
     kinds.extend((0..model.nx()).map(Kind::Derivative));
+    kinds
+}
+
+/// The name of event indicator `k` (FMI 3.0 Model Exchange): slot `2i` guards
+/// pair `i`'s lower side, slot `2i + 1` its upper side. The dots keep the names
+/// apart from the model's, which are C identifiers.
+pub fn indicator_name(model: &Model, k: usize) -> String {
+    let side = if k.is_multiple_of(2) {
+        "lower"
+    } else {
+        "upper"
+    };
+    format!("indicator.{}.{side}", model.pairs[k / 2].name)
+}
+
+/// The kinds of an FMI 3.0 Model Exchange FMU's instances (both interface
+/// types of a `cs,me` FMU), indexed by value reference: the event indicators
+/// follow the derivatives.
+pub fn kinds_with_indicators(model: &Model) -> Vec<Kind> {
+    let mut kinds = kinds_with_derivatives(model);
+    let n = crate::scheme::exchange::Exchange::indicator_count(model.nu());
+    kinds.extend((0..n).map(Kind::Indicator));
     kinds
 }

@@ -1,10 +1,11 @@
 //! Which interface types this binary's FMU declares, and so which `fmuType`
-//! (FMI 2.0) instantiation accepts.
+//! (FMI 2.0) or which instantiation function (FMI 3.0) is accepted.
 //!
 //! A Co-Simulation FMU is the template without features. With the
 //! `model-exchange` feature the binary also exports the Model Exchange
 //! functions (`--interface cs,me`); with `me-only` as well (`--interface me`)
-//! it exports no co-simulation functions. An importer asking for an interface
+//! it exports no co-simulation functions (FMI 2.0; an FMI 3.0 binary exports
+//! all 75 functions whatever it declares). An importer asking for an interface
 //! type the modelDescription.xml does not declare is refused at instantiation
 //! with the reason.
 

@@ -1,5 +1,5 @@
-//! The FMU binary: one model compiled into the FMI 2.0 or the FMI 3.0
-//! Co-Simulation C API.
+//! The FMU binary: one model compiled into the FMI 2.0 or the FMI 3.0 C API
+//! (Co-Simulation, Model Exchange or both).
 //!
 //! `lcsfmu build` generates a small Rust file for the model (identifier, GUID,
 //! sizes and the validated model as JSON) and points `LCSFMU_GENERATED` at it.

@@ -8,6 +8,8 @@
 //!   FMU-state replay and serialization, reset, zero-allocation steps
 //! - `model_exchange` the Model Exchange life cycle: refusals, an Euler importer on the
 //!   relay (one event, then sliding), zero allocations per call
+//! - `model_exchange3` FMI 3.0's additions: named indicators == get_event_indicators bit
+//!   for bit, a Co-Simulation instance's indicators, adjoint == transposed Jacobian
 //! - `nonlinear`    the Newton step: sources in time against input tables, convergence
 //!   order, line search, failed steps, FMU-state replay
 //! - `nonlinear_events` the event-driven scheme on nonlinear models: a nonlinear guard
@@ -56,6 +58,8 @@
 //!   return of the core instance on rlc_diode
 //! - `importer3`      FMI 3.0 FMUs through the `fmi` crate == the core instance, bit for
 //!   bit, with and without Event Mode; the early return at rlc_diode's switch
+//! - `importer3_me`   FMI 3.0 Model Exchange FMUs through the `fmi` crate: an Euler
+//!   importer with located events == the core instance, bit for bit
 //! - `fmu_check`      `lcsfmu check FILE.fmu`: every bundled FMU passes; broken copies
 //!   (edited XML, bad entries, a renamed symbol) fail with exactly the expected line
 //! - `binary_run`     the binary's run in a child process: foreign binaries (gcc-built
@@ -92,6 +96,7 @@ mod forced_panic;
 mod hostile;
 mod importer;
 mod importer3;
+mod importer3_me;
 mod instance;
 mod lcp_alloc;
 mod log_capture;
@@ -100,6 +105,7 @@ mod mech_schemes;
 mod mechanics;
 mod model_errors;
 mod model_exchange;
+mod model_exchange3;
 mod models;
 mod nonlinear;
 mod nonlinear_events;

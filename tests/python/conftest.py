@@ -133,6 +133,33 @@ def fmus(lcsfmu_bin, tmp_path_factory) -> dict[str, Path]:
     return paths
 
 
+# Every linear first-order bundled model: the ones Model Exchange builds (the others are refused).
+ME_MODELS = ["backlash_gear", "coulomb_friction", "friction_block", "pwa_feedback",
+             "relay_feedback", "rlc_diode", "saturated_integrator",
+             "saturated_integrator_blocks", "servo_deadzone", "sign_spiral", "square_helix",
+             "zero_crossing"]
+
+
+@pytest.fixture(scope="session")
+def me_builds(lcsfmu_bin, tmp_path_factory):
+    """`get(fmi)`: every model of ME_MODELS built once with --interface me and --fmi `fmi`
+    ("2" or "3"), as {model name: path}; each version is built on first use."""
+    built: dict[str, dict[str, Path]] = {}
+
+    def get(fmi: str) -> dict[str, Path]:
+        if fmi not in built:
+            out = tmp_path_factory.mktemp(f"me{fmi}")
+            models = [str(MODELS_DIR / f"{m}.toml") for m in ME_MODELS]
+            proc = subprocess.run([str(lcsfmu_bin), "build", *models, "-o", str(out),
+                                   "--interface", "me", "--fmi", fmi],
+                                  capture_output=True, text=True)
+            assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
+            built[fmi] = {m: out / f"{m}.fmu" for m in ME_MODELS}
+        return built[fmi]
+
+    return get
+
+
 # A test-only model: the sign spiral with parameter-dependent box bounds -a <= u_i <= a, i.e.
 # u in a*Sign(x). Its bounds stop being an interval when a < 0.
 SCALED_SPIRAL_TOML = """

@@ -12,7 +12,8 @@ Contents
   test_early_return_runs_to_the_end         event mode + early return: to the stop, finite, and
                                             == FMI 2.0 at every regular point before the first
                                             early return
-  test_model_exchange_is_refused            fmi3InstantiateModelExchange: NULL, "not yet" logged
+  test_model_exchange_is_refused            fmi3InstantiateModelExchange of a CS-only FMU: NULL,
+                                            the reason logged (FMI 3.0 ME: test_model_exchange3.py)
   test_event_driven_early_return_at_switch  rlc_diode event-driven (tight): one early return,
                                             lastSuccessfulTime = t_s = 2 pi/(3 sqrt 3) to 1e-8,
                                             the diode blocks after fmi3UpdateDiscreteStates
@@ -180,7 +181,8 @@ def test_model_exchange_is_refused(fmi3_fmus, tmp_path):
     instance = slave.fmi3InstantiateModelExchange(
         b"me", md.guid.encode(), b"", False, False, None, callback)
     assert not instance
-    assert any("Model Exchange is not provided (not yet)" in m for m in messages), messages
+    assert any("Model Exchange is not provided: this FMU is Co-Simulation only" in m
+               for m in messages), messages
     slave.freeLibrary()
 
 

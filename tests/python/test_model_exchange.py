@@ -1,6 +1,8 @@
-"""FMI 2.0 Model Exchange FMUs (`lcsfmu build --interface me`) under FMPy's CVode and Euler.
+"""FMI 2.0 and 3.0 Model Exchange FMUs (`lcsfmu build --interface me [--fmi 3]`) under FMPy's
+CVode and Euler.
 
-What is checked, against validation.md where it has exact answers:
+What is checked, against validation.md where it has exact answers; the tests that take the
+fixture `me_fmus` run for both FMI versions (ids fmi2, fmi3), the others say which:
 
     test_refused_models_name_the_reason      mechanical and nonlinear/time models are refused
     test_validate_and_run                    validate_fmu clean; CVode and Euler reach the stop time
@@ -15,12 +17,13 @@ What is checked, against validation.md where it has exact answers:
                                              after a few dozen events, the last at t = 1
     test_agrees_with_event_driven_simulate   rlc_diode and relay_feedback: ME under CVode ==
                                              `lcsfmu simulate --scheme event-driven` to 1e-6
-    test_nan_state_is_refused_and_kept       fmi2SetContinuousStates(NaN): fmi2Error, state kept;
-                                             fmi2GetDirectionalDerivative == finite differences
-    test_cs_and_me_in_one_archive            --interface cs,me: both run; CS equals the CS-only FMU
-                                             bit for bit; the GUIDs differ
-    test_exports_and_check                   nm: 35 functions (me), 44 (cs,me); `lcsfmu check`
-                                             passes on both
+    test_nan_state_is_refused_and_kept       FMI 2.0: fmi2SetContinuousStates(NaN): fmi2Error, state
+                                             kept; fmi2GetDirectionalDerivative == finite differences
+                                             (FMI 3.0: test_model_exchange3.py)
+    test_cs_and_me_in_one_archive            --interface cs,me, both versions: both run; CS equals
+                                             the CS-only FMU bit for bit; the GUIDs differ
+    test_exports_and_check                   nm: FMI 2.0 35 functions (me), 44 (cs,me); FMI 3.0 the
+                                             75; `lcsfmu check` passes on all
 """
 from __future__ import annotations
 
@@ -37,14 +40,11 @@ import pytest
 from fmpy import read_model_description, simulate_fmu
 from fmpy.validation import validate_fmu
 
-from conftest import (FMI2_COMMON_FUNCTIONS, FMI2_CS_FUNCTIONS, MODELS_DIR, PYTHON,
+from conftest import (FMI2_COMMON_FUNCTIONS, FMI2_CS_FUNCTIONS, ME_MODELS, MODELS_DIR, PYTHON,
                       exported_symbols, run_cli)
+from test_fmi3 import fmi3_functions
 
-# Every linear first-order bundled model (the others are refused, see below).
-ME_MODELS = ["backlash_gear", "coulomb_friction", "friction_block", "pwa_feedback",
-             "relay_feedback", "rlc_diode", "saturated_integrator",
-             "saturated_integrator_blocks", "servo_deadzone", "sign_spiral", "square_helix",
-             "zero_crossing"]
+FMI_VERSIONS = ["2", "3"]
 MECHANICAL = ["bead_chain", "bouncing_ball", "duffing_impact", "newtons_cradle",
               "pendulum_stop", "rocking_block", "stick_slip", "two_carts"]
 NONLINEAR = ["buck_pwm", "diode_bridge_source", "vdp_saturation"]
@@ -55,14 +55,20 @@ def build(lcsfmu_bin, models, out: Path, *extra: str) -> subprocess.CompletedPro
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
+@pytest.fixture(scope="session", params=FMI_VERSIONS, ids=lambda v: f"fmi{v}")
+def me_fmus(request, me_builds) -> dict[str, Path]:
+    """Every linear first-order bundled model built with --interface me, per FMI version."""
+    return me_builds(request.param)
+
+
 @pytest.fixture(scope="session")
-def me_fmus(lcsfmu_bin, tmp_path_factory) -> dict[str, Path]:
-    """Every linear first-order bundled model built once with --interface me."""
-    out = tmp_path_factory.mktemp("me")
-    proc = build(lcsfmu_bin, [MODELS_DIR / f"{m}.toml" for m in ME_MODELS], out,
-                 "--interface", "me")
-    assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
-    return {m: out / f"{m}.fmu" for m in ME_MODELS}
+def me_fmus2(me_builds) -> dict[str, Path]:
+    """The FMI 2.0 builds alone, for the tests of FMI 2.0's own calls."""
+    return me_builds("2")
+
+
+# Both versions' fmi*EnterEventMode: the importer's entries into Event Mode.
+ENTER_EVENT_MODE = ("fmi2EnterEventMode", "fmi3EnterEventMode")
 
 
 def me_run(fmu: Path, **kwargs):
@@ -70,7 +76,7 @@ def me_run(fmu: Path, **kwargs):
     calls: list[str] = []
     r = simulate_fmu(fmu, fmi_type="ModelExchange", record_events=True,
                      fmi_call_logger=calls.append, **kwargs)
-    return r, sum(c.startswith("fmi2EnterEventMode") for c in calls)
+    return r, sum(c.startswith(ENTER_EVENT_MODE) for c in calls)
 
 
 def event_times(r) -> np.ndarray:
@@ -83,10 +89,11 @@ def at(r, name: str, t: float) -> float:
     return float(r[name][np.argmin(np.abs(r["time"] - t))])
 
 
+@pytest.mark.parametrize("fmi", FMI_VERSIONS)
 @pytest.mark.parametrize("model", MECHANICAL + NONLINEAR)
-def test_refused_models_name_the_reason(lcsfmu_bin, tmp_path, model):
+def test_refused_models_name_the_reason(lcsfmu_bin, tmp_path, model, fmi):
     proc = build(lcsfmu_bin, [MODELS_DIR / f"{model}.toml"], tmp_path / "x.fmu",
-                 "--interface", "me")
+                 "--interface", "me", "--fmi", fmi)
     assert proc.returncode != 0
     why = "mechanical model" if model in MECHANICAL else "nonlinear rows or reads `time`"
     assert why in proc.stderr and model in proc.stderr, proc.stderr
@@ -104,6 +111,11 @@ def test_validate_and_run(me_fmus, model):
         pairs = len(json.loads(z.read("resources/model.json"))["pairs"])
     assert md.numberOfEventIndicators == 2 * pairs
     assert len(md.derivatives) == md.numberOfContinuousStates
+    if md.fmiVersion == "3.0":
+        # named indicators: two per pair, each a continuous Float64
+        assert len(md.eventIndicators) == 2 * pairs
+        assert all(u.variable.name.startswith("indicator.") and u.variable.type == "Float64"
+                   and u.variable.variability == "continuous" for u in md.eventIndicators)
     for solver in ("CVode", "Euler"):
         r, _ = me_run(fmu, solver=solver, timeout=60)
         assert math.isclose(r["time"][-1], float(md.defaultExperiment.stopTime)), solver
@@ -171,10 +183,10 @@ def test_sign_spiral_ends_on_the_origin(me_fmus, tmp_path):
         from fmpy import simulate_fmu
         calls = []
         r = simulate_fmu({str(me_fmus["sign_spiral"])!r}, fmi_type="ModelExchange",
-                         record_events=True, fmi_call_logger=calls.append)
+                         record_events=True, fmi_call_logger=calls.append, timeout=60)
         t = r["time"]
         ev = t[1:][np.diff(t) == 0]
-        print(json.dumps(dict(events=sum(c.startswith("fmi2EnterEventMode") for c in calls),
+        print(json.dumps(dict(events=sum(c.startswith({ENTER_EVENT_MODE!r}) for c in calls),
                               times=ev.tolist(), end=float(t[-1]),
                               x=[float(r["x1"][-1]), float(r["x2"][-1])],
                               norm_after=float(np.max(np.abs(r["x1"][t > 1.0 + 1e-6])
@@ -213,12 +225,12 @@ def test_agrees_with_event_driven_simulate(lcsfmu_bin, me_fmus, tmp_path, model,
             assert abs(at(r, n, t) - cli[n][k]) < 1e-6, (n, t, at(r, n, t), cli[n][k])
 
 
-def test_nan_state_is_refused_and_kept(me_fmus, tmp_path):
+def test_nan_state_is_refused_and_kept(me_fmus2, tmp_path):
     from ctypes import POINTER, c_double
     from fmpy import extract
     from fmpy.fmi1 import FMICallException
     from fmpy.fmi2 import FMU2Model
-    fmu = me_fmus["rlc_diode"]
+    fmu = me_fmus2["rlc_diode"]
     md = read_model_description(fmu)
     m = FMU2Model(guid=md.guid, unzipDirectory=extract(fmu, tmp_path / "x"),
                   modelIdentifier=md.modelExchange.modelIdentifier, instanceName="me")
@@ -261,10 +273,12 @@ def test_nan_state_is_refused_and_kept(me_fmus, tmp_path):
         m.freeInstance()
 
 
-def test_cs_and_me_in_one_archive(lcsfmu_bin, tmp_path):
+@pytest.mark.parametrize("fmi", FMI_VERSIONS)
+def test_cs_and_me_in_one_archive(lcsfmu_bin, tmp_path, fmi):
     model = MODELS_DIR / "rlc_diode.toml"
-    assert build(lcsfmu_bin, [model], tmp_path / "both.fmu", "--interface", "cs,me").returncode == 0
-    assert build(lcsfmu_bin, [model], tmp_path / "cs.fmu").returncode == 0
+    proc = build(lcsfmu_bin, [model], tmp_path / "both.fmu", "--interface", "cs,me", "--fmi", fmi)
+    assert proc.returncode == 0, proc.stderr
+    assert build(lcsfmu_bin, [model], tmp_path / "cs.fmu", "--fmi", fmi).returncode == 0
     both, cs = read_model_description(tmp_path / "both.fmu"), read_model_description(
         tmp_path / "cs.fmu")
     assert both.modelExchange is not None and both.coSimulation is not None
@@ -286,24 +300,39 @@ FMI2_ME_FUNCTIONS = {
 }
 
 
+@pytest.mark.parametrize("fmi", FMI_VERSIONS)
 @pytest.mark.parametrize("interface", ["me", "cs,me"])
-def test_exports_and_check(lcsfmu_bin, tmp_path, interface):
+def test_exports_and_check(lcsfmu_bin, tmp_path, interface, fmi):
     fmu = tmp_path / "sign_spiral.fmu"
-    proc = build(lcsfmu_bin, [MODELS_DIR / "sign_spiral.toml"], fmu, "--interface", interface)
+    proc = build(lcsfmu_bin, [MODELS_DIR / "sign_spiral.toml"], fmu, "--interface", interface,
+                 "--fmi", fmi)
     assert proc.returncode == 0, proc.stderr
+    platform = "linux64" if fmi == "2" else "x86_64-linux"
     with zipfile.ZipFile(fmu) as z:
         so = tmp_path / "sign_spiral.so"
-        so.write_bytes(z.read("binaries/linux64/sign_spiral.so"))
+        so.write_bytes(z.read(f"binaries/{platform}/sign_spiral.so"))
         # no win64 prebuilt runtime: it is Co-Simulation only
-        assert not any(n.startswith("binaries/win64") for n in z.namelist())
-    expected = FMI2_COMMON_FUNCTIONS | FMI2_ME_FUNCTIONS
-    if interface == "cs,me":
+        assert not any(n.startswith(("binaries/win64", "binaries/x86_64-windows"))
+                       for n in z.namelist())
+    if fmi == "3":
+        # FMI 3.0 binaries export every function of fmi3Functions.h, whatever they declare
+        expected = fmi3_functions()
+    else:
+        expected = FMI2_COMMON_FUNCTIONS | FMI2_ME_FUNCTIONS
+    if interface == "cs,me" and fmi == "2":
         expected |= FMI2_CS_FUNCTIONS
     assert exported_symbols(so) == expected
     check = subprocess.run([str(lcsfmu_bin), "check", str(fmu)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "0 failed" in check.stdout
-    assert "ModelExchange element with a modelIdentifier" in check.stdout
+    if fmi == "2":
+        assert "ModelExchange element with a modelIdentifier" in check.stdout
+    else:
+        assert "ContinuousStateDerivative lists state derivatives" in check.stdout
+        assert "EventIndicator entries are continuous Float variables" in check.stdout
+    # the child-process run drives Co-Simulation: it runs the cs,me archive, skips the me one
+    ran = "binary loaded and run" in check.stdout and "PASS binary loaded" in check.stdout
+    assert ran == (interface == "cs,me"), check.stdout
 
 
 def test_simulate_reads_model_exchange_archives(lcsfmu_bin, me_fmus, tmp_path):

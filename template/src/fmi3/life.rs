@@ -8,8 +8,10 @@
 //! says whether the importer uses Event Mode and allows early return, which the
 //! core then honours (`lcsfmu::fmi2::EventOptions`); `fmi3DoStep` reports
 //! `eventHandlingNeeded`, `earlyReturn` and `lastSuccessfulTime` through
-//! out-parameters instead of status queries. Model Exchange is not provided
-//! yet, and its instantiation says so.
+//! out-parameters instead of status queries. A Model Exchange instance
+//! ([`super::exchange`]) shares this life cycle: its tolerance comes from
+//! `fmi3EnterInitializationMode`, and its `fmi3UpdateDiscreteStates` selects
+//! the next mode.
 #![allow(non_snake_case)]
 
 use super::ffi::*;
@@ -18,6 +20,7 @@ use crate::shell::{
     c_str, check_categories, enter, instance_name, out, slice, warning_as_status, Component, Level,
     Sink,
 };
+use lcsfmu::fmi2::model_exchange::check_tolerance;
 use lcsfmu::fmi2::state::Call;
 use lcsfmu::fmi2::{EventOptions, FmiResult};
 use std::ffi::{c_char, CStr};
@@ -52,7 +55,7 @@ pub extern "C" fn fmi3SetDebugLogging(
 }
 
 /// Logs why an instantiation failed, through the logger it was given.
-fn refuse(sink: Sink, name: &CStr, what: &str, message: &str) -> fmi3Instance {
+pub(super) fn refuse(sink: Sink, name: &CStr, what: &str, message: &str) -> fmi3Instance {
     sink.send(name, Level::Error, &format!("{what}: {message}"));
     std::ptr::null_mut()
 }
@@ -80,6 +83,14 @@ pub extern "C" fn fmi3InstantiateCoSimulation(
         };
         // SAFETY: the importer passes NULL or valid strings.
         let name = unsafe { instance_name(instanceName) };
+        if !crate::interfaces::declared().0 {
+            return refuse(
+                sink,
+                &name,
+                what,
+                "Co-Simulation is not provided: this FMU declares Model Exchange only",
+            );
+        }
         if nRequiredIntermediateVariables > 0 {
             return refuse(sink, &name, what, &format!(
                 "{nRequiredIntermediateVariables} intermediate variables requested; this FMU has none (providesIntermediateUpdate is false)"
@@ -99,6 +110,11 @@ pub extern "C" fn fmi3InstantiateCoSimulation(
         };
         if let Err(e) = instance.use_events(options) {
             return refuse(sink, &name, what, &e.message);
+        }
+        if crate::interfaces::declared().1 {
+            // The description lists der(x) and the indicators for Model
+            // Exchange; a Co-Simulation instance reads them too.
+            instance.expose_event_indicators();
         }
         let comp = Component::new(instance, name, sink, loggingOn);
         Box::into_raw(Box::new(comp)) as fmi3Instance
@@ -127,25 +143,6 @@ fn not_provided(
 }
 
 #[no_mangle]
-pub extern "C" fn fmi3InstantiateModelExchange(
-    instanceName: fmi3String,
-    _instantiationToken: fmi3String,
-    _resourcePath: fmi3String,
-    _visible: fmi3Boolean,
-    _loggingOn: fmi3Boolean,
-    instanceEnvironment: fmi3InstanceEnvironment,
-    logMessage: fmi3LogMessageCallback,
-) -> fmi3Instance {
-    not_provided(
-        instanceName,
-        logMessage,
-        instanceEnvironment,
-        "fmi3InstantiateModelExchange",
-        "Model Exchange is not provided (not yet): this FMU is Co-Simulation only",
-    )
-}
-
-#[no_mangle]
 pub extern "C" fn fmi3InstantiateScheduledExecution(
     instanceName: fmi3String,
     _instantiationToken: fmi3String,
@@ -163,7 +160,7 @@ pub extern "C" fn fmi3InstantiateScheduledExecution(
         logMessage,
         instanceEnvironment,
         "fmi3InstantiateScheduledExecution",
-        "Scheduled Execution is not provided: this FMU is Co-Simulation only",
+        "Scheduled Execution is not provided by this FMU",
     )
 }
 
@@ -179,8 +176,8 @@ pub extern "C" fn fmi3FreeInstance(instance: fmi3Instance) {
 #[no_mangle]
 pub extern "C" fn fmi3EnterInitializationMode(
     instance: fmi3Instance,
-    _toleranceDefined: fmi3Boolean,
-    _tolerance: fmi3Float64,
+    toleranceDefined: fmi3Boolean,
+    tolerance: fmi3Float64,
     startTime: fmi3Float64,
     stopTimeDefined: fmi3Boolean,
     stopTime: fmi3Float64,
@@ -189,8 +186,18 @@ pub extern "C" fn fmi3EnterInitializationMode(
         // FMI 2.0's fmi2SetupExperiment, folded into this call; the check of
         // the initialization's own call comes first, so a refusal changes nothing.
         comp.instance.check(Call::EnterInitializationMode)?;
+        // Model Exchange only: the state tolerance of its event logic,
+        // checked before anything changes.
+        let tolerance = toleranceDefined.then_some(tolerance);
+        let me = comp.instance.is_model_exchange();
+        if me {
+            check_tolerance(tolerance)?;
+        }
         comp.instance
             .setup_experiment(startTime, stopTimeDefined.then_some(stopTime))?;
+        if me {
+            comp.instance.set_tolerance(tolerance)?;
+        }
         comp.instance.enter_initialization_mode()?;
         OK
     })

@@ -1,4 +1,4 @@
-//! The FMI 3.0 Co-Simulation shell: all 75 functions of `fmi3Functions.h`.
+//! The FMI 3.0 shell (Co-Simulation and Model Exchange): all 75 functions of `fmi3Functions.h`.
 //!
 //! FMI 3.0 (§2.5) asks an FMU to export every function of the header, also
 //! those of interface types and capabilities it does not have, and FMPy refuses
@@ -9,13 +9,16 @@
 //!   is the same as FMI 2.0's plus events (`lcsfmu::fmi2::EventOptions`);
 //! - [`values`]: the typed getters and setters (the FMU's variables are all
 //!   Float64; every other type has none);
-//! - [`unsupported`]: Model Exchange, Scheduled Execution, clocks, dependencies,
+//! - [`exchange`]: Model Exchange and the directional and adjoint derivatives,
+//!   over the core's Model Exchange (the same as FMI 2.0's);
+//! - [`unsupported`]: Scheduled Execution, clocks, dependencies, output
 //!   derivatives and configuration mode: each logs why and returns `fmi3Error`.
 //!
 //! Each function goes through the shared entry helper [`crate::shell::enter`]
 //! (NULL check, panic guard, the core's state table, status mapping, `%`-safe
 //! logging), exactly as the FMI 2.0 functions of [`crate::exports`] do.
 
+mod exchange;
 pub mod ffi;
 mod life;
 mod unsupported;

@@ -2,10 +2,10 @@
 //!
 //! FMI 3.0 §2.5: an FMU implements every function of `fmi3Functions.h`, also
 //! those it does not support, and the recommended behaviour of those is to log
-//! a message and return `fmi3Error`. Here: Model Exchange (not yet: its
-//! instantiation already refuses), Scheduled Execution, clocks, per-element
-//! dependencies, directional and adjoint derivatives, configuration mode,
-//! `fmi3EvaluateDiscreteStates` and output derivatives. Each goes through the
+//! a message and return `fmi3Error`. Here: Scheduled Execution, clocks,
+//! per-element dependencies, configuration mode, `fmi3EvaluateDiscreteStates`
+//! and output derivatives (Model Exchange and the directional and adjoint
+//! derivatives are in [`super::exchange`]). Each goes through the
 //! entry helper like every other function, so a NULL instance is an error and
 //! the message reaches the importer's logger.
 #![allow(non_snake_case)]
@@ -40,40 +40,6 @@ pub extern "C" fn fmi3GetVariableDependencies(
         unsupported(
             "providesPerElementDependencies is false; the dependencies are in modelDescription.xml",
         )
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3GetDirectionalDerivative(
-    instance: fmi3Instance,
-    _unknowns: *const fmi3ValueReference,
-    _nUnknowns: usize,
-    _knowns: *const fmi3ValueReference,
-    _nKnowns: usize,
-    _seed: *const fmi3Float64,
-    _nSeed: usize,
-    _sensitivity: *mut fmi3Float64,
-    _nSensitivity: usize,
-) -> fmi3Status {
-    enter(instance, "fmi3GetDirectionalDerivative", |_| {
-        unsupported("providesDirectionalDerivatives is false")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3GetAdjointDerivative(
-    instance: fmi3Instance,
-    _unknowns: *const fmi3ValueReference,
-    _nUnknowns: usize,
-    _knowns: *const fmi3ValueReference,
-    _nKnowns: usize,
-    _seed: *const fmi3Float64,
-    _nSeed: usize,
-    _sensitivity: *mut fmi3Float64,
-    _nSensitivity: usize,
-) -> fmi3Status {
-    enter(instance, "fmi3GetAdjointDerivative", |_| {
-        unsupported("providesAdjointDerivatives is false")
     })
 }
 
@@ -197,107 +163,6 @@ pub extern "C" fn fmi3SetShiftFraction(
 pub extern "C" fn fmi3EvaluateDiscreteStates(instance: fmi3Instance) -> fmi3Status {
     enter(instance, "fmi3EvaluateDiscreteStates", |_| {
         unsupported("providesEvaluateDiscreteStates is false")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3EnterContinuousTimeMode(instance: fmi3Instance) -> fmi3Status {
-    enter(instance, "fmi3EnterContinuousTimeMode", |_| {
-        unsupported("Model Exchange is not provided (not yet)")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3CompletedIntegratorStep(
-    instance: fmi3Instance,
-    _noSetFMUStatePriorToCurrentPoint: fmi3Boolean,
-    _enterEventMode: *mut fmi3Boolean,
-    _terminateSimulation: *mut fmi3Boolean,
-) -> fmi3Status {
-    enter(instance, "fmi3CompletedIntegratorStep", |_| {
-        unsupported("Model Exchange is not provided (not yet)")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3SetTime(instance: fmi3Instance, _time: fmi3Float64) -> fmi3Status {
-    enter(instance, "fmi3SetTime", |_| {
-        unsupported("Model Exchange is not provided (not yet)")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3SetContinuousStates(
-    instance: fmi3Instance,
-    _continuousStates: *const fmi3Float64,
-    _nContinuousStates: usize,
-) -> fmi3Status {
-    enter(instance, "fmi3SetContinuousStates", |_| {
-        unsupported("Model Exchange is not provided (not yet)")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3GetContinuousStateDerivatives(
-    instance: fmi3Instance,
-    _derivatives: *mut fmi3Float64,
-    _nContinuousStates: usize,
-) -> fmi3Status {
-    enter(instance, "fmi3GetContinuousStateDerivatives", |_| {
-        unsupported("Model Exchange is not provided (not yet)")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3GetEventIndicators(
-    instance: fmi3Instance,
-    _eventIndicators: *mut fmi3Float64,
-    _nEventIndicators: usize,
-) -> fmi3Status {
-    enter(instance, "fmi3GetEventIndicators", |_| {
-        unsupported("Model Exchange is not provided (not yet)")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3GetContinuousStates(
-    instance: fmi3Instance,
-    _continuousStates: *mut fmi3Float64,
-    _nContinuousStates: usize,
-) -> fmi3Status {
-    enter(instance, "fmi3GetContinuousStates", |_| {
-        unsupported("Model Exchange is not provided (not yet)")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3GetNominalsOfContinuousStates(
-    instance: fmi3Instance,
-    _nominals: *mut fmi3Float64,
-    _nContinuousStates: usize,
-) -> fmi3Status {
-    enter(instance, "fmi3GetNominalsOfContinuousStates", |_| {
-        unsupported("Model Exchange is not provided (not yet)")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3GetNumberOfEventIndicators(
-    instance: fmi3Instance,
-    _nEventIndicators: *mut usize,
-) -> fmi3Status {
-    enter(instance, "fmi3GetNumberOfEventIndicators", |_| {
-        unsupported("Model Exchange is not provided (not yet)")
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3GetNumberOfContinuousStates(
-    instance: fmi3Instance,
-    _nContinuousStates: *mut usize,
-) -> fmi3Status {
-    enter(instance, "fmi3GetNumberOfContinuousStates", |_| {
-        unsupported("Model Exchange is not provided (not yet)")
     })
 }
 

@@ -30,6 +30,7 @@ pub mod pe;
 pub mod rules;
 pub mod rules3;
 pub mod run;
+pub mod run_me;
 pub mod structure;
 
 use crate::archive::{self, Archive};
@@ -392,7 +393,9 @@ fn short_run(model: Model, guid: &str) -> Result<(), String> {
         .ok_or_else(|| "a non-finite output".into())
 }
 
-/// The binary loaded and run by `runner __run-binary`, in a child process.
+/// The binary loaded and run by `runner __run-binary`, in a child process:
+/// once per interface type the description declares (Model Exchange for
+/// FMI 2.0 only, so far).
 fn binary_run(
     r: &mut Report,
     archive: &mut Archive,
@@ -401,25 +404,50 @@ fn binary_run(
     runner: Option<&Path>,
     limits: Limits,
 ) {
-    let name = format!("binary loaded and run for {SHORT_RUN_STEPS} steps in a child process");
-    let Some(so) = so else {
-        r.skip(name, "no binary for linux64");
-        return;
-    };
-    let Some(runner) = runner else {
-        r.skip(name, "no runner given (the lcsfmu executable)");
-        return;
-    };
-    if d.co_simulation.is_none() {
-        r.skip(
-            name,
-            "a Model Exchange-only FMU (the child-process runner drives Co-Simulation)",
-        );
-        return;
+    let cs = format!("binary loaded and run for {SHORT_RUN_STEPS} steps in a child process");
+    let me = "binary run through Model Exchange in a child process";
+    let mut names = vec![];
+    if d.co_simulation.is_some() || d.model_exchange.is_none() {
+        names.push(cs.as_str());
     }
-    let ran = run::binary(archive, d, so, runner, SHORT_RUN_STEPS, limits);
-    match ran {
-        Ok(summary) => r.add(format!("{name}: {summary}"), Ok(())),
-        Err(why) => r.add(name, Err(why)),
-    };
+    if d.model_exchange.is_some() {
+        names.push(me);
+    }
+    let fmi3 = d.root.get("fmiVersion").is_some_and(|v| v == "3.0");
+    for name in names {
+        let Some(so) = so else {
+            r.skip(name, "no binary for linux64");
+            continue;
+        };
+        let Some(runner) = runner else {
+            r.skip(name, "no runner given (the lcsfmu executable)");
+            continue;
+        };
+        if name == cs && d.co_simulation.is_none() {
+            r.skip(name, "no CoSimulation or ModelExchange element");
+            continue;
+        }
+        let ran = if name == cs {
+            run::binary(archive, d, so, runner, SHORT_RUN_STEPS, limits)
+        } else if fmi3 {
+            r.skip(name, "FMI 3.0 Model Exchange is not run by this version");
+            continue;
+        } else {
+            match run_me::declared(d) {
+                Err(why) => {
+                    // The Derivatives rule fails on this too: one FAIL line.
+                    r.skip(
+                        name,
+                        format!("the description declares no usable states: {why}"),
+                    );
+                    continue;
+                }
+                Ok(_) => run_me::exchange(archive, d, so, runner, limits),
+            }
+        };
+        match ran {
+            Ok(summary) => r.add(format!("{name}: {summary}"), Ok(())),
+            Err(why) => r.add(name, Err(why)),
+        };
+    }
 }

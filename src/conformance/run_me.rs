@@ -1,0 +1,117 @@
+//! The parent side of the Model Exchange run: what the description declares
+//! for Model Exchange, read into the child's arguments ([`declared`]), and the
+//! run itself ([`exchange`]), supervised as the Co-Simulation one is
+//! ([`super::run`]).
+//!
+//! FMI 2.0 gives the states only through `ModelStructure/Derivatives`: each
+//! entry is a variable whose `derivative` attribute names its state, and their
+//! order is the order of the states vector. So the child is told the states
+//! and derivatives in that order, the number of event indicators, the inputs
+//! (knowns of the directional derivatives) and whether the FMU provides
+//! directional derivatives, and holds the binary to all of it. The Euler run
+//! covers the default experiment with its step, at most [`MAX_EULER_STEPS`].
+
+use super::description::Description;
+use super::run::{self, Limits};
+use crate::archive::Archive;
+use std::path::Path;
+
+/// Euler steps of the Model Exchange run at most.
+pub const MAX_EULER_STEPS: usize = 10_000;
+
+/// A value reference as a number, or why not.
+fn value_reference(d: &Description, index: usize) -> Result<u32, String> {
+    let v = &d.variables[index - 1];
+    let vr = v.value_reference.as_deref().unwrap_or_default();
+    vr.parse()
+        .map_err(|_| format!("{}: valueReference=\"{vr}\"", v.label()))
+}
+
+/// The child's arguments for what the description declares; an error says
+/// why it declares no usable states (the description's rules fail then too).
+pub fn declared(d: &Description) -> Result<Vec<String>, String> {
+    let n = d.variables.len();
+    let (mut states, mut derivatives) = (vec![], vec![]);
+    for u in d.derivatives.iter().flatten() {
+        let index = u.index.as_deref().and_then(|i| i.parse::<usize>().ok());
+        let index = index
+            .filter(|i| (1..=n).contains(i))
+            .ok_or("a Derivatives entry is not a variable")?;
+        let der = &d.variables[index - 1];
+        let state = der.type_attributes.get("derivative");
+        let state = state.and_then(|s| s.parse::<usize>().ok());
+        let state = state
+            .filter(|i| (1..=n).contains(i))
+            .ok_or_else(|| format!("{} names no state", der.label()))?;
+        derivatives.push(value_reference(d, index)?);
+        states.push(value_reference(d, state)?);
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(twice) = states.iter().find(|s| !seen.insert(**s)) {
+        return Err(format!(
+            "two derivatives of the state of value reference {twice}"
+        ));
+    }
+    let indicators = match d.root.get("numberOfEventIndicators") {
+        None => 0,
+        Some(text) => text
+            .parse::<usize>()
+            .map_err(|_| format!("numberOfEventIndicators=\"{text}\""))?,
+    };
+    let inputs: Vec<u32> = (1..=n)
+        .filter(|&i| {
+            let v = &d.variables[i - 1];
+            v.causality() == "input" && v.kind == "Real" && v.variability() == "continuous"
+        })
+        .filter_map(|i| value_reference(d, i).ok())
+        .collect();
+    let list = |vrs: &[u32]| vrs.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let mut args = vec![
+        "--model-exchange".to_string(),
+        format!("--event-indicators={indicators}"),
+    ];
+    for (flag, vrs) in [
+        ("states", &states),
+        ("derivatives", &derivatives),
+        ("inputs", &inputs),
+    ] {
+        if !vrs.is_empty() {
+            args.push(format!("--{flag}={}", list(vrs)));
+        }
+    }
+    let me = d.model_exchange.as_ref();
+    if me.and_then(|m| m.get("providesDirectionalDerivative")) == Some(&"true".to_string()) {
+        args.push("--directional".into());
+    }
+    Ok(args)
+}
+
+/// Euler steps of the default step over the default experiment, at most
+/// [`MAX_EULER_STEPS`] (1,000 without a stop time).
+pub fn euler_steps(d: &Description) -> usize {
+    let (start, h) = (
+        run::experiment(d, "startTime").unwrap_or(0.0),
+        run::default_step(d),
+    );
+    let steps = match run::experiment(d, "stopTime").filter(|&s| s > start) {
+        // A stop time a rounding error past a whole number of steps adds none.
+        Some(stop) => ((stop - start) / h * (1.0 - 1e-12)).ceil(),
+        None => 1000.0,
+    };
+    (steps as usize).clamp(1, MAX_EULER_STEPS)
+}
+
+/// Runs the binary `so` through Model Exchange in a child process; `Ok`
+/// holds the child's summary.
+pub fn exchange(
+    archive: &mut Archive,
+    d: &Description,
+    so: &str,
+    runner: &Path,
+    limits: Limits,
+) -> Result<String, String> {
+    let mut args = declared(d)?;
+    args.push(format!("--step={}", run::default_step(d)));
+    args.push(format!("--steps={}", euler_steps(d)));
+    run::run_child(archive, d, so, runner, &args, limits)
+}

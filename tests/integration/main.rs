@@ -56,6 +56,9 @@
 //!   bit, with and without Event Mode; the early return at rlc_diode's switch
 //! - `fmu_check`      `lcsfmu check FILE.fmu`: every bundled FMU passes; broken copies
 //!   (edited XML, bad entries, a renamed symbol) fail with exactly the expected line
+//! - `me_check`       `lcsfmu check` on the `me` and `cs,me` FMUs of every linear
+//!   first-order model: the Model Exchange run in the child passes; descriptions with
+//!   wrong counts of states or indicators, or swapped `der(x)` references, fail with one line
 //! - `binary_run`     the binary's run in a child process: foreign binaries (gcc-built
 //!   from `tests/c/foreign_fmu.c`) that crash (stepping or loading), hang, fail, exit,
 //!   fork, hog memory or lack a symbol
@@ -93,6 +96,7 @@ mod importer3;
 mod instance;
 mod lcp_alloc;
 mod log_capture;
+mod me_check;
 mod mech_nonlinear;
 mod mech_schemes;
 mod mechanics;

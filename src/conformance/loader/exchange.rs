@@ -300,6 +300,14 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
     d.states(&mut x)?;
     let start_states = x.clone();
     d.same_by_reference(&me.states, &x, &mut read, "state", d.n.get_states)?;
+    d.derivatives(&mut dx)?;
+    d.same_by_reference(
+        &me.derivatives,
+        &dx,
+        &mut read,
+        "derivative",
+        d.n.derivatives,
+    )?;
     let mut nominals = vec![0.0; nx];
     d.counted(d.n.nominals, nx, "states", || {
         api.nominals(c, &mut nominals)

@@ -8,7 +8,8 @@
 //! ended, the whole group is killed, so that nothing the FMU forked outlives the
 //! check or holds its pipes open. Whatever ended the child (a `fail` line, a
 //! signal, the deadline, an odd exit status) is reported with the FMI call it was
-//! in, read from the child's `call` lines, and the last message the FMU logged.
+//! in, read from the child's `call` lines, and the last message the FMU logged
+//! in that call.
 //! Only the last lines are kept: a child that prints without end costs time, not
 //! memory. Files are written only inside the temporary directory, which is the
 //! child's working directory and is removed afterwards.
@@ -270,7 +271,11 @@ fn supervise(mut cmd: Command, deadline: Duration) -> Result<String, String> {
         let mut t = Transcript::default();
         if let Some(s) = stdout {
             read_lines(s, |l| match l.split_once(' ') {
-                Some(("call", what)) => t.call = Some(what.to_string()),
+                // Only what the FMU logged in the last call explains its end.
+                Some(("call", what)) => {
+                    t.call = Some(what.to_string());
+                    t.logs.clear();
+                }
                 Some(("log", what)) => {
                     t.logs.push(what.to_string());
                     if t.logs.len() > 3 {

@@ -48,6 +48,9 @@
 //! - `numeric`        non-finite values, extreme step sizes, infeasible and overflowing
 //!   parameters, an LCP beyond the pivot budget
 //! - `call_sequences` 10,000 seeded random call sequences (status histogram printed)
+//! - `call_sequences_me` 10,000 seeded random sequences on Model Exchange instances: ME
+//!   calls in any state, NaN states and times, time backwards, wrong sizes, NULL arrays,
+//!   Co-Simulation calls; refused calls change nothing an importer can read
 //! - `forced_panic`   a template built to panic in `fmi2DoStep`: fmi2Fatal, the message
 //!   logged, every later call refused, the process and the library usable
 //! - `fmi3`           FMI 3.0: `--fmi 3` archive passes `check`; Event Mode and early
@@ -80,6 +83,7 @@ mod blocks;
 mod c_header;
 mod call_sequences;
 mod call_sequences3;
+mod call_sequences_me;
 mod coupled;
 mod description;
 mod docs;

@@ -136,13 +136,16 @@ fn edited(label: &str, edits: &[(&str, &str)]) -> PathBuf {
     })
 }
 
+/// Replacements in the description, each made once.
+type Edits<'a> = Vec<(&'a str, &'a str)>;
+
 #[test]
 fn wrong_counts_and_value_references_fail_with_one_line() {
     let der_x2 = r#"    <ScalarVariable name="der(x2)" valueReference="6" description="derivative of x2 in the current mode" causality="local" variability="continuous" initial="calculated">
       <Real derivative="3"/>
     </ScalarVariable>
 "#;
-    let cases: [(&str, Vec<(&str, &str)>, &str); 3] = [
+    let cases: [(&str, Edits, &str); 3] = [
         (
             "me_indicators_miscounted",
             vec![(
@@ -173,6 +176,9 @@ fn wrong_counts_and_value_references_fail_with_one_line() {
         let failed = failures_with_run(&edited(label, &edits));
         assert_eq!(failed.len(), 1, "{label}: {failed:#?}");
         let line = &failed[0];
+        // The FMU's message, when there is one, is the failing call's.
+        let logged = line.contains("the FMU logged");
+        assert_eq!(logged, !label.ends_with("swapped"), "{label}: {line}");
         assert!(
             line.starts_with(&format!("FAIL {ME_RUN}: {expected}")),
             "{label}: {line}"

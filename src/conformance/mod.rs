@@ -1,5 +1,6 @@
-//! Conformance of an `.fmu` file to FMI 2.0 Co-Simulation on linux64, or FMI 3.0
-//! Co-Simulation on x86_64-linux: what `lcsfmu check FILE.fmu` reports.
+//! Conformance of an `.fmu` file to FMI 2.0 Co-Simulation and Model Exchange on
+//! linux64, or FMI 3.0 Co-Simulation on x86_64-linux: what `lcsfmu check
+//! FILE.fmu` reports.
 //!
 //! An FMI 3.0 archive (`fmiVersion="3.0"`) gets the same checks with FMI 3.0's
 //! rules ([`rules3`]), its binary directory and 75 exports, and its API in the
@@ -18,7 +19,10 @@
 //! binary wraps. The binary itself is loaded by `lcsfmu __run-binary` ([`loader`],
 //! the crate's one module with `unsafe`) in a child process under time and memory
 //! limits ([`run`]), so a crash, a hang or a bad status of a foreign binary is a
-//! FAIL line and never a crash of `lcsfmu`.
+//! FAIL line and never a crash of `lcsfmu`. An FMI 2.0 archive that declares
+//! Model Exchange is run through it too, in a child of its own ([`run_me`]):
+//! explicit Euler with events, held to the states and event indicators the
+//! description declares.
 //!
 //! The archive is read as a hostile one ([`crate::archive`]): entry names are
 //! checked, never followed; links are refused; every read is capped.
@@ -207,7 +211,7 @@ pub fn check_with(path: &Path, runner: Option<&Path>, limits: Limits) -> Report 
         }
         let so = binary(&mut r, &mut archive, &d, FmiVersion::V3);
         embedded_model(&mut r, &mut archive, &d);
-        binary_run(&mut r, &mut archive, &d, so.as_deref(), runner, limits);
+        run_me::binary_runs(&mut r, &mut archive, &d, so.as_deref(), runner, limits);
         return r;
     }
     for (name, result) in rules::check(&d) {
@@ -215,7 +219,7 @@ pub fn check_with(path: &Path, runner: Option<&Path>, limits: Limits) -> Report 
     }
     let so = binary(&mut r, &mut archive, &d, FmiVersion::V2);
     embedded_model(&mut r, &mut archive, &d);
-    binary_run(&mut r, &mut archive, &d, so.as_deref(), runner, limits);
+    run_me::binary_runs(&mut r, &mut archive, &d, so.as_deref(), runner, limits);
     r
 }
 
@@ -391,63 +395,4 @@ fn short_run(model: Model, guid: &str) -> Result<(), String> {
     finite
         .then_some(())
         .ok_or_else(|| "a non-finite output".into())
-}
-
-/// The binary loaded and run by `runner __run-binary`, in a child process:
-/// once per interface type the description declares (Model Exchange for
-/// FMI 2.0 only, so far).
-fn binary_run(
-    r: &mut Report,
-    archive: &mut Archive,
-    d: &description::Description,
-    so: Option<&str>,
-    runner: Option<&Path>,
-    limits: Limits,
-) {
-    let cs = format!("binary loaded and run for {SHORT_RUN_STEPS} steps in a child process");
-    let me = "binary run through Model Exchange in a child process";
-    let mut names = vec![];
-    if d.co_simulation.is_some() || d.model_exchange.is_none() {
-        names.push(cs.as_str());
-    }
-    if d.model_exchange.is_some() {
-        names.push(me);
-    }
-    let fmi3 = d.root.get("fmiVersion").is_some_and(|v| v == "3.0");
-    for name in names {
-        let Some(so) = so else {
-            r.skip(name, "no binary for linux64");
-            continue;
-        };
-        let Some(runner) = runner else {
-            r.skip(name, "no runner given (the lcsfmu executable)");
-            continue;
-        };
-        if name == cs && d.co_simulation.is_none() {
-            r.skip(name, "no CoSimulation or ModelExchange element");
-            continue;
-        }
-        let ran = if name == cs {
-            run::binary(archive, d, so, runner, SHORT_RUN_STEPS, limits)
-        } else if fmi3 {
-            r.skip(name, "FMI 3.0 Model Exchange is not run by this version");
-            continue;
-        } else {
-            match run_me::declared(d) {
-                Err(why) => {
-                    // The Derivatives rule fails on this too: one FAIL line.
-                    r.skip(
-                        name,
-                        format!("the description declares no usable states: {why}"),
-                    );
-                    continue;
-                }
-                Ok(_) => run_me::exchange(archive, d, so, runner, limits),
-            }
-        };
-        match ran {
-            Ok(summary) => r.add(format!("{name}: {summary}"), Ok(())),
-            Err(why) => r.add(name, Err(why)),
-        };
-    }
 }

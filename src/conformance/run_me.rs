@@ -1,7 +1,8 @@
-//! The parent side of the Model Exchange run: what the description declares
-//! for Model Exchange, read into the child's arguments ([`declared`]), and the
-//! run itself ([`exchange`]), supervised as the Co-Simulation one is
-//! ([`super::run`]).
+//! Which runs of the binary `check` makes ([`binary_runs`]: one per interface
+//! type the description declares), and the parent side of the Model Exchange
+//! run: what the description declares for Model Exchange, read into the
+//! child's arguments ([`declared`]), and the run itself ([`exchange`]),
+//! supervised as the Co-Simulation one is ([`super::run`]).
 //!
 //! FMI 2.0 gives the states only through `ModelStructure/Derivatives`: each
 //! entry is a variable whose `derivative` attribute names its state, and their
@@ -13,6 +14,7 @@
 
 use super::description::Description;
 use super::run::{self, Limits};
+use super::{Report, SHORT_RUN_STEPS};
 use crate::archive::Archive;
 use std::path::Path;
 
@@ -114,4 +116,63 @@ pub fn exchange(
     args.push(format!("--step={}", run::default_step(d)));
     args.push(format!("--steps={}", euler_steps(d)));
     run::run_child(archive, d, so, runner, &args, limits)
+}
+
+/// The binary loaded and run by `runner __run-binary`, in a child process:
+/// once per interface type the description declares (Model Exchange for
+/// FMI 2.0 only, so far).
+pub(super) fn binary_runs(
+    r: &mut Report,
+    archive: &mut Archive,
+    d: &Description,
+    so: Option<&str>,
+    runner: Option<&Path>,
+    limits: Limits,
+) {
+    let cs = format!("binary loaded and run for {SHORT_RUN_STEPS} steps in a child process");
+    let me = "binary run through Model Exchange in a child process";
+    let mut names = vec![];
+    if d.co_simulation.is_some() || d.model_exchange.is_none() {
+        names.push(cs.as_str());
+    }
+    if d.model_exchange.is_some() {
+        names.push(me);
+    }
+    let fmi3 = d.root.get("fmiVersion").is_some_and(|v| v == "3.0");
+    for name in names {
+        let Some(so) = so else {
+            r.skip(name, "no binary for linux64");
+            continue;
+        };
+        let Some(runner) = runner else {
+            r.skip(name, "no runner given (the lcsfmu executable)");
+            continue;
+        };
+        if name == cs && d.co_simulation.is_none() {
+            r.skip(name, "no CoSimulation or ModelExchange element");
+            continue;
+        }
+        let ran = if name == cs {
+            run::binary(archive, d, so, runner, SHORT_RUN_STEPS, limits)
+        } else if fmi3 {
+            r.skip(name, "FMI 3.0 Model Exchange is not run by this version");
+            continue;
+        } else {
+            match declared(d) {
+                Err(why) => {
+                    // The Derivatives rule fails on this too: one FAIL line.
+                    r.skip(
+                        name,
+                        format!("the description declares no usable states: {why}"),
+                    );
+                    continue;
+                }
+                Ok(_) => exchange(archive, d, so, runner, limits),
+            }
+        };
+        match ran {
+            Ok(summary) => r.add(format!("{name}: {summary}"), Ok(())),
+            Err(why) => r.add(name, Err(why)),
+        };
+    }
 }

@@ -4,7 +4,10 @@
 //! in the child process included (both runs for `cs,me`), and copies whose
 //! description declares the wrong numbers of states or event indicators, or a
 //! `der(x)` variable at another's value reference, fail with one line naming
-//! the call and what the FMU said.
+//! the call and what the FMU said. So do foreign binaries (gcc-built from
+//! `tests/c/foreign_me.c`) with NaN derivatives, wrong directional
+//! derivatives, no refusal before initialization, or a crash in an event,
+//! while a well-behaved build of the same file passes.
 
 use super::fmu_check::rewrite;
 use lcsfmu::conformance::{self, Outcome};
@@ -182,6 +185,69 @@ fn wrong_counts_and_value_references_fail_with_one_line() {
         assert!(
             line.starts_with(&format!("FAIL {ME_RUN}: {expected}")),
             "{label}: {line}"
+        );
+    }
+}
+
+/// sign_spiral's `me` FMU with its binary replaced by `tests/c/foreign_me.c`
+/// built with `-D{behaviour}`: the description stays valid, so the Model
+/// Exchange run is the only check that can fail.
+fn foreign_me(behaviour: &str) -> PathBuf {
+    let so = super::fmu_check::out_dir().join(format!("foreign_me_{behaviour}.so"));
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/foreign_me.c");
+    let out = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-O0", "-w"])
+        .arg(format!("-D{behaviour}"))
+        .arg("-o")
+        .arg(&so)
+        .arg(&source)
+        .output()
+        .expect("gcc");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let binary = std::fs::read(&so).unwrap();
+    let label = format!("foreign_me_{behaviour}");
+    rewrite(&me_fmu("sign_spiral", false), &label, |name, bytes| {
+        let bytes = if name.ends_with(".so") {
+            binary.clone()
+        } else {
+            bytes
+        };
+        vec![(name.to_string(), bytes)]
+    })
+}
+
+#[test]
+fn foreign_model_exchange_binaries_fail_with_what_they_did() {
+    // A well-behaved foreign binary passes: the run tells good from bad.
+    let good = failures_with_run(&foreign_me("BEHAVE"));
+    assert!(good.is_empty(), "{good:#?}");
+    let cases = [
+        (
+            "NAN_DER",
+            "the derivative of value reference 5 is NaN at t = 0.6",
+        ),
+        (
+            "WRONG_DIR",
+            "fmi2GetDirectionalDerivative of the derivatives by value reference 1 differs from central finite differences by 1e0",
+        ),
+        (
+            "NO_REFUSAL",
+            "fmi2GetDerivatives before initialization returned fmi2OK, not fmi2Error",
+        ),
+        (
+            "SEGV_EVENT",
+            "killed by SIGSEGV (invalid memory access) during fmi2NewDiscreteStates",
+        ),
+    ];
+    for (behaviour, expected) in cases {
+        let failed = failures_with_run(&foreign_me(behaviour));
+        assert_eq!(failed.len(), 1, "{behaviour}: {failed:#?}");
+        let expected = format!("FAIL {ME_RUN}: {expected}");
+        assert!(
+            failed[0].starts_with(&expected),
+            "{behaviour}: {}",
+            failed[0]
         );
     }
 }

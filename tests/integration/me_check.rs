@@ -93,8 +93,9 @@ fn every_linear_first_order_model_passes_through_model_exchange() {
             with_events += usize::from(events(me) > 0);
         }
     }
-    // The runs meet events: the Euler loop's Event Mode is exercised.
-    assert!(with_events >= 12, "{with_events} runs with events");
+    // The runs meet events: the Euler loop's Event Mode is exercised (measured:
+    // 8 of the 12 models meet some in their default experiment, in both builds).
+    assert!(with_events >= 16, "{with_events} runs with events");
 }
 
 #[test]

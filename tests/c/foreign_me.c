@@ -8,7 +8,8 @@
  *   NAN_DER      the derivatives are NaN from t = 0.5 on
  *   WRONG_DIR    directional derivatives twice what they are
  *   NO_REFUSAL   derivatives are given before initialization
- *   SEGV_EVENT   fmi2NewDiscreteStates writes through a NULL pointer after the start */
+ *   SEGV_EVENT   fmi2NewDiscreteStates writes through a NULL pointer after the start
+ *   TIME_EVENT   as BEHAVE, with a time event at t = 0.5 announced from the start */
 #include <math.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -104,6 +105,12 @@ int fmi2NewDiscreteStates(void *c, info_t *info) {
     info->new_states = info->terminate = info->nominals = info->values = 0;
     info->time_defined = 0;
     info->next = 0;
+#ifdef TIME_EVENT
+    if (I->t < 0.5) {
+        info->time_defined = 1;
+        info->next = 0.5;
+    }
+#endif
     return 0;
 }
 int fmi2EnterContinuousTimeMode(void *c) { ONLY(I->phase == EVENT); I->phase = CONT; return 0; }

@@ -7,7 +7,7 @@
 //! the call and what the FMU said. So do foreign binaries (gcc-built from
 //! `tests/c/foreign_me.c`) with NaN derivatives, wrong directional
 //! derivatives, no refusal before initialization, or a crash in an event,
-//! while a well-behaved build of the same file passes.
+//! while a well-behaved build of the same file passes, with a time event too.
 
 use super::fmu_check::rewrite;
 use lcsfmu::conformance::{self, Outcome};
@@ -76,11 +76,12 @@ fn every_linear_first_order_model_passes_through_model_exchange() {
             assert_eq!(report.failed(), 0, "{label}:\n{}", lines.join("\n"));
             let skipped: Vec<&String> = lines.iter().filter(|l| l.starts_with("SKIP")).collect();
             assert!(skipped.is_empty(), "{label}: {skipped:?}");
-            let prefix = format!("PASS {ME_RUN}: Model Exchange: directional derivatives");
+            let prefix = format!("PASS {ME_RUN}: ");
             let me = lines.iter().find(|l| l.starts_with(&prefix));
             let me = me.unwrap_or_else(|| panic!("{label}: {lines:#?}"));
             for part in [
-                "der(x) and state variables by fmi2GetReal == fmi2GetDerivatives",
+                "state and der(x) variables by fmi2GetReal == fmi2GetContinuousStates and fmi2GetDerivatives",
+                "directional derivatives == finite differences (largest relative difference ",
                 "fmi2Reset to the same start states",
                 "calls the state machine forbids refused without a change",
             ] {
@@ -223,6 +224,13 @@ fn foreign_model_exchange_binaries_fail_with_what_they_did() {
     // A well-behaved foreign binary passes: the run tells good from bad.
     let good = failures_with_run(&foreign_me("BEHAVE"));
     assert!(good.is_empty(), "{good:#?}");
+    // A time event at 0.5 ends the step from 0.4 there: 11 steps, and the
+    // crossing of x1 near pi/4 is the second event.
+    let runner = Path::new(env!("CARGO_BIN_EXE_lcsfmu"));
+    let timed = conformance::check(&foreign_me("TIME_EVENT"), Some(runner)).lines();
+    let expected =
+        format!("PASS {ME_RUN}: 11 explicit Euler steps of h = 0.2 from t = 0 to 2, 2 events");
+    assert!(timed.iter().any(|l| l.starts_with(&expected)), "{timed:#?}");
     let cases = [
         (
             "NAN_DER",

@@ -117,6 +117,9 @@ pub trait Exchange {
 pub const ERROR: Status = 3;
 /// Event iterations at one instant before the FMU is said to loop.
 const MAX_ITERATIONS: usize = 100;
+/// Euler steps per grid point at most: time events may shorten steps, not
+/// multiply them without end.
+const MAX_STEPS_PER_GRID_POINT: usize = 10;
 
 /// One instance and the calls made on it, each announced first.
 pub struct Driver<'a, A: Exchange> {
@@ -313,17 +316,24 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
         api.nominals(c, &mut nominals)
     })?;
     finite(&nominals, &me.states, "nominal", d.t)?;
-    let mut summary = String::from("Model Exchange: ");
+    let mut directional = String::new();
     if me.directional && !terminated {
         let e = exchange_checks::directional(&d, &x)?;
-        summary += &format!(
-            "directional derivatives == finite differences (largest relative difference {e:.1e}), "
+        directional = format!(
+            "; directional derivatives == finite differences (largest relative difference {e:.1e})"
         );
     }
     let (mut z, mut z_before) = (vec![0.0; nz], vec![0.0; nz]);
     d.indicators(&mut z_before)?;
-    let (mut steps, mut events) = (0usize, 0usize);
-    while steps < spec.steps && !terminated {
+    // `grid`: the points of the grid reached; a time event adds a step between two.
+    let (mut grid, mut steps, mut events) = (0usize, 0usize, 0usize);
+    while grid < spec.steps && !terminated {
+        if steps >= MAX_STEPS_PER_GRID_POINT * spec.steps {
+            return Err(format!(
+                "{steps} steps for {grid} of the {} grid points: time events crowd (t = {})",
+                spec.steps, d.t
+            ));
+        }
         d.derivatives(&mut dx)?;
         d.same_by_reference(
             &me.derivatives,
@@ -333,9 +343,9 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
             d.n.derivatives,
         )?;
         // A time event ends the step early.
-        let mut t1 = spec.start + (steps + 1) as f64 * spec.step;
-        let timed = next_time.filter(|&te| te > d.t && te <= t1);
-        t1 = timed.unwrap_or(t1);
+        let next_grid = spec.start + (grid + 1) as f64 * spec.step;
+        let timed = next_time.filter(|&te| te > d.t && te < next_grid);
+        let t1 = timed.unwrap_or(next_grid);
         let h = t1 - d.t;
         for (xi, di) in x.iter_mut().zip(&dx) {
             *xi += h * di;
@@ -348,6 +358,7 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
         let (status, enter, stop_now) = api.completed(c);
         d.call(d.n.completed, || status)?;
         steps += 1;
+        grid += usize::from(timed.is_none());
         if stop_now {
             terminated = true;
             break;
@@ -365,17 +376,17 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
         }
         std::mem::swap(&mut z, &mut z_before);
     }
-    summary += &format!(
+    let mut summary = format!(
         "{steps} explicit Euler steps of h = {} from t = {} to {}, {events} events \
-         ({updates} {} calls; {moved} moved the states), {nx} states and {nz} event indicators as declared, \
-         the der(x) and state variables by {} == {} and {}",
-        spec.step, spec.start, d.t, d.n.update, d.n.get_reals, d.n.derivatives, d.n.get_states
+         ({updates} {} calls, {moved} moving the states); {nx} states and {nz} event \
+         indicators as declared; the state and der(x) variables by {} == {} and {}{directional}",
+        spec.step, spec.start, d.t, d.n.update, d.n.get_reals, d.n.get_states, d.n.derivatives
     );
     if terminated {
-        summary += &format!(", terminateSimulation at t = {}", d.t);
+        summary += &format!("; terminateSimulation at t = {}", d.t);
     } else {
         let refused = exchange_checks::refused_in_continuous_time(&d, &mut x, &mut dx, &mut z)?;
-        summary += &format!(", {refused} calls the state machine forbids refused without a change");
+        summary += &format!("; {refused} calls the state machine forbids refused without a change");
     }
     // Back to the start: the same start states, bit for bit.
     d.call(d.n.reset, || api.reset(c))?;
@@ -390,7 +401,7 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
             d.n.reset, me.states[i], x[i], start_states[i]
         ));
     }
-    summary += &format!(", {} to the same start states", d.n.reset);
+    summary += &format!("; {} to the same start states", d.n.reset);
     d.call(d.n.terminate, || api.terminate(c))?;
     announce(d.n.free_instance);
     api.free_instance(c);

@@ -176,3 +176,59 @@ pub(super) fn binary_runs(
         };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::description::parse;
+
+    /// A Model Exchange description: states at value references 1 and 2, their
+    /// derivatives at 4 and 3 (listed in that order), an input at 5.
+    fn xml(second_state: &str, stop: &str) -> String {
+        format!(
+            r#"<fmiModelDescription fmiVersion="2.0" guid="g" numberOfEventIndicators="4">
+  <ModelExchange modelIdentifier="m" providesDirectionalDerivative="true"/>
+  <DefaultExperiment startTime="0" stopTime="{stop}" stepSize="0.25"/>
+  <ModelVariables>
+    <ScalarVariable name="time" valueReference="0" causality="independent"><Real/></ScalarVariable>
+    <ScalarVariable name="x" valueReference="1"><Real start="1"/></ScalarVariable>
+    <ScalarVariable name="y" valueReference="2"><Real start="1"/></ScalarVariable>
+    <ScalarVariable name="der(y)" valueReference="3"><Real derivative="{second_state}"/></ScalarVariable>
+    <ScalarVariable name="der(x)" valueReference="4"><Real derivative="2"/></ScalarVariable>
+    <ScalarVariable name="w" valueReference="5" causality="input"><Real start="0"/></ScalarVariable>
+  </ModelVariables>
+  <ModelStructure><Derivatives><Unknown index="5"/><Unknown index="4"/></Derivatives></ModelStructure>
+</fmiModelDescription>"#
+        )
+    }
+
+    #[test]
+    fn states_follow_the_order_of_the_derivatives() {
+        let d = parse(&xml("3", "1")).unwrap();
+        let args = declared(&d).unwrap();
+        let expected = [
+            "--model-exchange",
+            "--event-indicators=4",
+            "--states=1,2",
+            "--derivatives=4,3",
+            "--inputs=5",
+            "--directional",
+        ];
+        assert_eq!(args, expected);
+        // 1 / 0.25 steps exactly, not one more for rounding.
+        assert_eq!(euler_steps(&d), 4);
+        assert_eq!(
+            euler_steps(&parse(&xml("3", "1e9")).unwrap()),
+            MAX_EULER_STEPS
+        );
+    }
+
+    #[test]
+    fn two_derivatives_of_one_state_are_named() {
+        let d = parse(&xml("2", "1")).unwrap();
+        let why = declared(&d).unwrap_err();
+        assert_eq!(why, "two derivatives of the state of value reference 1");
+        let d = parse(&xml("9", "1")).unwrap();
+        assert_eq!(declared(&d).unwrap_err(), "der(y) names no state");
+    }
+}

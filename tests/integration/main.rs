@@ -51,6 +51,7 @@
 //! - `call_sequences_me` 10,000 seeded random sequences on Model Exchange instances: ME
 //!   calls in any state, NaN states and times, time backwards, wrong sizes, NULL arrays,
 //!   Co-Simulation calls; refused calls change nothing an importer can read
+//! - `me_calls`       its targets, observations and random Model Exchange calls
 //! - `forced_panic`   a template built to panic in `fmi2DoStep`: fmi2Fatal, the message
 //!   logged, every later call refused, the process and the library usable
 //! - `fmi3`           FMI 3.0: `--fmi 3` archive passes `check`; Event Mode and early
@@ -100,6 +101,7 @@ mod importer3;
 mod instance;
 mod lcp_alloc;
 mod log_capture;
+mod me_calls;
 mod me_check;
 mod mech_nonlinear;
 mod mech_schemes;

@@ -14,7 +14,8 @@
 //! column's scale (the largest sensitivity, or the derivatives over the
 //! known's size), leaves room for the curvature of a nonlinear foreign FMU.
 
-use super::exchange::{Driver, Exchange, ERROR};
+use super::exchange::{Exchange, ERROR};
+use super::exchange_calls::Driver;
 use super::{announce, cycle::Status};
 
 /// Relative step of the finite differences.

@@ -26,6 +26,7 @@ pub mod api3;
 mod api_me;
 mod cycle;
 mod exchange;
+mod exchange_calls;
 mod exchange_checks;
 
 pub use exchange::ExchangeSpec;

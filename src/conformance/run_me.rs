@@ -1,4 +1,4 @@
-//! Which runs of the binary `check` makes ([`binary_runs`]: one per interface
+//! Which runs of the binary `check` makes (`binary_runs`: one per interface
 //! type the description declares), and the parent side of the Model Exchange
 //! run: what the description declares for Model Exchange, read into the
 //! child's arguments ([`declared`]), and the run itself ([`exchange`]),

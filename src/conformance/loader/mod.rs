@@ -15,8 +15,8 @@
 //!
 //! The Co-Simulation life cycle is [`cycle::life_cycle`]'s: instantiate,
 //! initialize, step and read, take and restore an FMU state, terminate and
-//! free. The Model Exchange one ([`exchange::life_cycle`], FMI 2.0 through
-//! [`api_me`]) integrates with explicit Euler and handles the events, holding
+//! free. The Model Exchange one (`exchange::life_cycle`, FMI 2.0 through
+//! `api_me`) integrates with explicit Euler and handles the events, holding
 //! the binary to what the description declares ([`exchange::ExchangeSpec`]).
 
 #![allow(unsafe_code)]

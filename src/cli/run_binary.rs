@@ -4,7 +4,7 @@
 //! from the FMU's description and reads its transcript (`call`, `log`, then one
 //! `pass` or `fail` line). It limits itself before it loads anything.
 
-use crate::conformance::loader::{self, Spec};
+use crate::conformance::loader::{self, ExchangeSpec, Spec};
 use crate::error::Error;
 use std::io::Write;
 use std::path::PathBuf;
@@ -39,6 +39,24 @@ pub struct Args {
     /// ... and through its serialization too.
     #[arg(long)]
     serialize: bool,
+    /// Run Model Exchange (FMI 2.0), the states and event indicators below as
+    /// the description declares them, instead of Co-Simulation.
+    #[arg(long)]
+    model_exchange: bool,
+    /// Value references of the continuous states, in the states vector's order.
+    #[arg(long, value_delimiter = ',')]
+    states: Vec<u32>,
+    /// Value references of their derivatives, in the same order.
+    #[arg(long, value_delimiter = ',')]
+    derivatives: Vec<u32>,
+    /// Value references of the continuous Real inputs.
+    #[arg(long, value_delimiter = ',')]
+    inputs: Vec<u32>,
+    #[arg(long, default_value_t = 0)]
+    event_indicators: usize,
+    /// The FMU provides directional derivatives.
+    #[arg(long)]
+    directional: bool,
     /// Address space limit in bytes.
     #[arg(long)]
     memory: u64,
@@ -62,6 +80,13 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
             reals: args.reals,
             fmu_state: args.fmu_state,
             serialize: args.serialize,
+            model_exchange: args.model_exchange.then_some(ExchangeSpec {
+                states: args.states,
+                derivatives: args.derivatives,
+                inputs: args.inputs,
+                event_indicators: args.event_indicators,
+                directional: args.directional,
+            }),
         })
     });
     let (line, code) = match result {

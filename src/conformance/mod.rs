@@ -1,5 +1,6 @@
-//! Conformance of an `.fmu` file to FMI 2.0 Co-Simulation on linux64, or FMI 3.0
-//! Co-Simulation on x86_64-linux: what `lcsfmu check FILE.fmu` reports.
+//! Conformance of an `.fmu` file to FMI 2.0 Co-Simulation and Model Exchange on
+//! linux64, or FMI 3.0 Co-Simulation on x86_64-linux: what `lcsfmu check
+//! FILE.fmu` reports.
 //!
 //! An FMI 3.0 archive (`fmiVersion="3.0"`) gets the same checks with FMI 3.0's
 //! rules ([`rules3`]), its binary directory and 75 exports, and its API in the
@@ -18,7 +19,10 @@
 //! binary wraps. The binary itself is loaded by `lcsfmu __run-binary` ([`loader`],
 //! the crate's one module with `unsafe`) in a child process under time and memory
 //! limits ([`run`]), so a crash, a hang or a bad status of a foreign binary is a
-//! FAIL line and never a crash of `lcsfmu`.
+//! FAIL line and never a crash of `lcsfmu`. An FMI 2.0 archive that declares
+//! Model Exchange is run through it too, in a child of its own ([`run_me`]):
+//! explicit Euler with events, held to the states and event indicators the
+//! description declares.
 //!
 //! The archive is read as a hostile one ([`crate::archive`]): entry names are
 //! checked, never followed; links are refused; every read is capped.
@@ -30,6 +34,7 @@ pub mod pe;
 pub mod rules;
 pub mod rules3;
 pub mod run;
+pub mod run_me;
 pub mod structure;
 
 use crate::archive::{self, Archive};
@@ -206,7 +211,7 @@ pub fn check_with(path: &Path, runner: Option<&Path>, limits: Limits) -> Report 
         }
         let so = binary(&mut r, &mut archive, &d, FmiVersion::V3);
         embedded_model(&mut r, &mut archive, &d);
-        binary_run(&mut r, &mut archive, &d, so.as_deref(), runner, limits);
+        run_me::binary_runs(&mut r, &mut archive, &d, so.as_deref(), runner, limits);
         return r;
     }
     for (name, result) in rules::check(&d) {
@@ -214,7 +219,7 @@ pub fn check_with(path: &Path, runner: Option<&Path>, limits: Limits) -> Report 
     }
     let so = binary(&mut r, &mut archive, &d, FmiVersion::V2);
     embedded_model(&mut r, &mut archive, &d);
-    binary_run(&mut r, &mut archive, &d, so.as_deref(), runner, limits);
+    run_me::binary_runs(&mut r, &mut archive, &d, so.as_deref(), runner, limits);
     r
 }
 
@@ -390,36 +395,4 @@ fn short_run(model: Model, guid: &str) -> Result<(), String> {
     finite
         .then_some(())
         .ok_or_else(|| "a non-finite output".into())
-}
-
-/// The binary loaded and run by `runner __run-binary`, in a child process.
-fn binary_run(
-    r: &mut Report,
-    archive: &mut Archive,
-    d: &description::Description,
-    so: Option<&str>,
-    runner: Option<&Path>,
-    limits: Limits,
-) {
-    let name = format!("binary loaded and run for {SHORT_RUN_STEPS} steps in a child process");
-    let Some(so) = so else {
-        r.skip(name, "no binary for linux64");
-        return;
-    };
-    let Some(runner) = runner else {
-        r.skip(name, "no runner given (the lcsfmu executable)");
-        return;
-    };
-    if d.co_simulation.is_none() {
-        r.skip(
-            name,
-            "a Model Exchange-only FMU (the child-process runner drives Co-Simulation)",
-        );
-        return;
-    }
-    let ran = run::binary(archive, d, so, runner, SHORT_RUN_STEPS, limits);
-    match ran {
-        Ok(summary) => r.add(format!("{name}: {summary}"), Ok(())),
-        Err(why) => r.add(name, Err(why)),
-    };
 }

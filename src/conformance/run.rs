@@ -8,7 +8,8 @@
 //! ended, the whole group is killed, so that nothing the FMU forked outlives the
 //! check or holds its pipes open. Whatever ended the child (a `fail` line, a
 //! signal, the deadline, an odd exit status) is reported with the FMI call it was
-//! in, read from the child's `call` lines, and the last message the FMU logged.
+//! in, read from the child's `call` lines, and the last message the FMU logged
+//! in that call.
 //! Only the last lines are kept: a child that prints without end costs time, not
 //! memory. Files are written only inside the temporary directory, which is the
 //! child's working directory and is removed afterwards.
@@ -139,19 +140,11 @@ pub fn binary(
     steps: usize,
     limits: Limits,
 ) -> Result<String, String> {
-    let tmp = TempDir::new("lcsfmu-check")?;
-    let library = extract(archive, so, tmp.path())?;
     let fmi3 = d.root.get("fmiVersion").is_some_and(|v| v == "3.0");
     let attr = |name: &str| d.co_simulation.as_ref().and_then(|cs| cs.get(name));
     // FMI 3.0 spells the FMU state with a capital S.
     let flag = |v2: &str, v3: &str| attr(if fmi3 { v3 } else { v2 }).is_some_and(|v| v == "true");
     let float = if fmi3 { "Float64" } else { "Real" };
-    let experiment = |name: &str| {
-        let e = d.default_experiment.as_ref()?;
-        e.get(name)?.parse::<f64>().ok().filter(|v| v.is_finite())
-    };
-    // The default experiment's step; 0.01 for a description without one.
-    let step = experiment("stepSize").filter(|&h| h > 0.0).unwrap_or(0.01);
     let reals: Vec<String> = d
         .variables
         .iter()
@@ -160,6 +153,48 @@ pub fn binary(
         .take(MAX_REALS)
         .map(|vr| vr.to_string())
         .collect();
+    let mut args = vec![
+        format!("--step={}", default_step(d)),
+        format!("--steps={steps}"),
+    ];
+    if !reals.is_empty() {
+        args.push(format!("--reals={}", reals.join(",")));
+    }
+    if flag("canGetAndSetFMUstate", "canGetAndSetFMUState") {
+        args.push("--fmu-state".into());
+        if flag("canSerializeFMUstate", "canSerializeFMUState") {
+            args.push("--serialize".into());
+        }
+    }
+    run_child(archive, d, so, runner, &args, limits)
+}
+
+/// A finite number of the `DefaultExperiment`.
+pub fn experiment(d: &Description, name: &str) -> Option<f64> {
+    let e = d.default_experiment.as_ref()?;
+    e.get(name)?.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// The default experiment's step; 0.01 for a description without one.
+pub fn default_step(d: &Description) -> f64 {
+    experiment(d, "stepSize")
+        .filter(|&h| h > 0.0)
+        .unwrap_or(0.01)
+}
+
+/// Extracts the binary and its resources into a temporary directory and runs
+/// `runner __run-binary` on it with the arguments every run has and `args`.
+pub fn run_child(
+    archive: &mut Archive,
+    d: &Description,
+    so: &str,
+    runner: &Path,
+    args: &[String],
+    limits: Limits,
+) -> Result<String, String> {
+    let tmp = TempDir::new("lcsfmu-check")?;
+    let library = extract(archive, so, tmp.path())?;
+    let fmi3 = d.root.get("fmiVersion").is_some_and(|v| v == "3.0");
     let token = d.root.get(if fmi3 { "instantiationToken" } else { "guid" });
     // FMI 2.0 passes the resources as a URI, FMI 3.0 as a path with a trailing separator.
     let resources = tmp.path().join("resources");
@@ -177,25 +212,15 @@ pub fn binary(
         .arg(format!("--resources={resources}"))
         .arg(format!(
             "--start={}",
-            experiment("startTime").unwrap_or(0.0)
+            experiment(d, "startTime").unwrap_or(0.0)
         ))
-        .arg(format!("--step={step}"))
-        .arg(format!("--steps={steps}"))
+        .args(args)
         .arg(format!("--memory={}", limits.memory))
         // A second past the deadline: CPU time never runs ahead of the wall
         // clock, so the deadline's message wins; this limit is the backstop for
         // a child whose parent is gone.
         .arg(format!("--cpu-seconds={}", limits.time.as_secs() + 1))
         .arg(format!("--file-size={MAX_FILE}"));
-    if !reals.is_empty() {
-        cmd.arg(format!("--reals={}", reals.join(",")));
-    }
-    if flag("canGetAndSetFMUstate", "canGetAndSetFMUState") {
-        cmd.arg("--fmu-state");
-        if flag("canSerializeFMUstate", "canSerializeFMUState") {
-            cmd.arg("--serialize");
-        }
-    }
     cmd.current_dir(tmp.path())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -246,7 +271,11 @@ fn supervise(mut cmd: Command, deadline: Duration) -> Result<String, String> {
         let mut t = Transcript::default();
         if let Some(s) = stdout {
             read_lines(s, |l| match l.split_once(' ') {
-                Some(("call", what)) => t.call = Some(what.to_string()),
+                // Only what the FMU logged in the last call explains its end.
+                Some(("call", what)) => {
+                    t.call = Some(what.to_string());
+                    t.logs.clear();
+                }
                 Some(("log", what)) => {
                     t.logs.push(what.to_string());
                     if t.logs.len() > 3 {

@@ -208,11 +208,10 @@ impl Raw {
     /// Instantiates; None when `fmi2Instantiate` returned NULL.
     pub fn instantiate(import: &Fmi2Import, how: Instantiation) -> Option<Raw> {
         let md = import.model_description();
-        let ident = &md
-            .co_simulation
-            .as_ref()
-            .expect("CoSimulation")
-            .model_identifier;
+        // A Model Exchange-only FMU names its binary in ModelExchange.
+        let cs = md.co_simulation.as_ref().map(|cs| &cs.model_identifier);
+        let me = md.model_exchange.as_ref().map(|me| &me.model_identifier);
+        let ident = cs.or(me).expect("CoSimulation or ModelExchange");
         let b = import.binding(ident).expect("the FMU's library loads");
         let cb = callbacks(how.callbacks);
         let name = CString::new(how.name).unwrap();

@@ -52,6 +52,10 @@
 //! - `numeric`        non-finite values, extreme step sizes, infeasible and overflowing
 //!   parameters, an LCP beyond the pivot budget
 //! - `call_sequences` 10,000 seeded random call sequences (status histogram printed)
+//! - `call_sequences_me` 10,000 seeded random sequences on Model Exchange instances: ME
+//!   calls in any state, NaN states and times, time backwards, wrong sizes, NULL arrays,
+//!   Co-Simulation calls; refused calls change nothing an importer can read
+//! - `me_calls`       its targets, observations and random Model Exchange calls
 //! - `forced_panic`   a template built to panic in `fmi2DoStep`: fmi2Fatal, the message
 //!   logged, every later call refused, the process and the library usable
 //! - `fmi3`           FMI 3.0: `--fmi 3` archive passes `check`; Event Mode and early
@@ -62,6 +66,9 @@
 //!   importer with located events == the core instance, bit for bit
 //! - `fmu_check`      `lcsfmu check FILE.fmu`: every bundled FMU passes; broken copies
 //!   (edited XML, bad entries, a renamed symbol) fail with exactly the expected line
+//! - `me_check`       `lcsfmu check` on the `me` and `cs,me` FMUs of every linear
+//!   first-order model: the Model Exchange run in the child passes; descriptions with
+//!   wrong counts of states or indicators, or swapped `der(x)` references, fail with one line
 //! - `binary_run`     the binary's run in a child process: foreign binaries (gcc-built
 //!   from `tests/c/foreign_fmu.c`) that crash (stepping or loading), hang, fail, exit,
 //!   fork, hog memory or lack a symbol
@@ -83,6 +90,7 @@ mod blocks;
 mod c_header;
 mod call_sequences;
 mod call_sequences3;
+mod call_sequences_me;
 mod coupled;
 mod description;
 mod docs;
@@ -100,6 +108,8 @@ mod importer3_me;
 mod instance;
 mod lcp_alloc;
 mod log_capture;
+mod me_calls;
+mod me_check;
 mod mech_nonlinear;
 mod mech_schemes;
 mod mechanics;

@@ -125,7 +125,8 @@ pub struct Api {
     pub exit: unsafe extern "C" fn(Component) -> Status,
     pub terminate: unsafe extern "C" fn(Component) -> Status,
     pub get_real: unsafe extern "C" fn(Component, *const c_uint, usize, *mut f64) -> Status,
-    pub do_step: unsafe extern "C" fn(Component, f64, f64, c_int) -> Status,
+    /// `None` only for a Model Exchange-only binary ([`Api::resolve_common`]).
+    pub do_step: Option<unsafe extern "C" fn(Component, f64, f64, c_int) -> Status>,
     pub get_state: unsafe extern "C" fn(Component, *mut FmuState) -> Status,
     pub set_state: unsafe extern "C" fn(Component, FmuState) -> Status,
     pub free_state: unsafe extern "C" fn(Component, *mut FmuState) -> Status,
@@ -179,7 +180,19 @@ pub(super) fn all_exported(lib: &Library, names: &[&str]) -> Result<(), String> 
 impl Api {
     /// Every function, or the names of all the missing ones.
     pub fn resolve(lib: &Library) -> Result<Api, String> {
-        all_exported(lib, &NAMES)?;
+        Api::resolve_with(lib, true)
+    }
+
+    /// The functions of both interface types, `fmi2DoStep` when exported: the
+    /// part of the table a Model Exchange instance uses.
+    pub fn resolve_common(lib: &Library) -> Result<Api, String> {
+        Api::resolve_with(lib, false)
+    }
+
+    fn resolve_with(lib: &Library, step: bool) -> Result<Api, String> {
+        let names = NAMES.iter().copied();
+        let required: Vec<&str> = names.filter(|n| step || *n != "fmi2DoStep").collect();
+        all_exported(lib, &required)?;
         // SAFETY: each field's type is the FMI 2.0 signature of the name it is
         // looked up by.
         unsafe {
@@ -191,7 +204,8 @@ impl Api {
                 exit: get(lib, "fmi2ExitInitializationMode")?,
                 terminate: get(lib, "fmi2Terminate")?,
                 get_real: get(lib, "fmi2GetReal")?,
-                do_step: get(lib, "fmi2DoStep")?,
+                // Required above when `step`.
+                do_step: get(lib, "fmi2DoStep").ok(),
                 get_state: get(lib, "fmi2GetFMUstate")?,
                 set_state: get(lib, "fmi2SetFMUstate")?,
                 free_state: get(lib, "fmi2FreeFMUstate")?,
@@ -231,12 +245,16 @@ fn cstr(s: &str, what: &str) -> Result<CString, String> {
     CString::new(s).map_err(|_| format!("{what} contains NUL"))
 }
 
-impl Binary for Api {
-    fn names(&self) -> &'static Names {
-        &NAMES2
-    }
+/// `fmi2Type`: the interface an instance is made for.
+pub const MODEL_EXCHANGE: c_int = 0;
+pub const CO_SIMULATION: c_int = 1;
 
-    unsafe fn instantiate(&self, spec: &Spec) -> Result<Component, String> {
+impl Api {
+    /// `fmi2Instantiate` as `fmu_type` ([`MODEL_EXCHANGE`] or [`CO_SIMULATION`]).
+    ///
+    /// # Safety
+    /// `self` holds the functions of one loaded library.
+    pub unsafe fn instantiate_as(&self, spec: &Spec, fmu_type: c_int) -> Result<Component, String> {
         let (name, guid) = (cstr("lcsfmu check", "name")?, cstr(&spec.guid, "guid")?);
         let resources = cstr(&spec.resources, "resource location")?;
         let callbacks = &CALLBACKS
@@ -245,7 +263,7 @@ impl Binary for Api {
         announce("fmi2Instantiate");
         let c = (self.instantiate)(
             name.as_ptr(),
-            1, // fmi2CoSimulation
+            fmu_type,
             guid.as_ptr(),
             resources.as_ptr(),
             callbacks,
@@ -256,6 +274,16 @@ impl Binary for Api {
             return Err("fmi2Instantiate returned NULL".into());
         }
         Ok(c)
+    }
+}
+
+impl Binary for Api {
+    fn names(&self) -> &'static Names {
+        &NAMES2
+    }
+
+    unsafe fn instantiate(&self, spec: &Spec) -> Result<Component, String> {
+        self.instantiate_as(spec, CO_SIMULATION)
     }
 
     unsafe fn initialize(&self, c: Component, spec: &Spec, stop: f64) -> Result<(), String> {
@@ -269,7 +297,10 @@ impl Binary for Api {
     }
 
     unsafe fn do_step(&self, c: Component, t: f64, h: f64) -> Result<(), String> {
-        match (self.do_step)(c, t, h, 1) {
+        let Some(do_step) = self.do_step else {
+            return Err("is not exported".into());
+        };
+        match do_step(c, t, h, 1) {
             0 | 1 => Ok(()),
             s => Err(format!("returned {}", status_name(s))),
         }

@@ -13,15 +13,23 @@
 //! one `pass SUMMARY` or `fail REASON` line and the exit status. The protocol is
 //! plain lines, so that a partial transcript is still readable.
 //!
-//! The life cycle is [`cycle::life_cycle`]'s: instantiate, initialize, step
-//! and read, take and restore an FMU state, terminate and free.
+//! The Co-Simulation life cycle is [`cycle::life_cycle`]'s: instantiate,
+//! initialize, step and read, take and restore an FMU state, terminate and
+//! free. The Model Exchange one (`exchange::life_cycle`, FMI 2.0 through
+//! `api_me`) integrates with explicit Euler and handles the events, holding
+//! the binary to what the description declares ([`exchange::ExchangeSpec`]).
 
 #![allow(unsafe_code)]
 
 pub mod api;
 pub mod api3;
+mod api_me;
 mod cycle;
+mod exchange;
+mod exchange_calls;
+mod exchange_checks;
 
+pub use exchange::ExchangeSpec;
 use libloading::os::unix::Library;
 use std::io::Write;
 use std::path::PathBuf;
@@ -43,6 +51,8 @@ pub struct Spec {
     pub reals: Vec<u32>,
     pub fmu_state: bool,
     pub serialize: bool,
+    /// Run Model Exchange instead of Co-Simulation, as the description declares it.
+    pub model_exchange: Option<ExchangeSpec>,
 }
 
 pub(crate) fn announce(what: &str) {
@@ -110,7 +120,13 @@ pub fn run(spec: &Spec) -> Result<String, String> {
         unsafe { Library::open(Some(&spec.library), flags) }.map_err(|e| format!("dlopen: {e}"))?;
     // SAFETY: each table holds the library's FMI functions of its version, and
     // `lib` outlives the cycle.
-    let summary = if spec.fmi3 {
+    let summary = if spec.model_exchange.is_some() {
+        if spec.fmi3 {
+            return Err("FMI 3.0 Model Exchange is not run by this version".into());
+        }
+        // SAFETY: as below.
+        unsafe { exchange::life_cycle(&api_me::ApiMe::resolve(&lib)?, spec) }
+    } else if spec.fmi3 {
         unsafe { cycle::life_cycle(&api3::Api3::resolve(&lib)?, spec) }
     } else {
         unsafe { cycle::life_cycle(&api::Api::resolve(&lib)?, spec) }

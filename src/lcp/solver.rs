@@ -131,7 +131,7 @@ impl Solver {
 
     /// Solves `p`, writing `u` and `w = M u + q`. Never allocates and never
     /// panics. On `Status::Solved` the pair is verified (see
-    /// [`Problem::scale`]) and the active set is updated from it; otherwise
+    /// the acceptance test, `lcp::acceptance`) and the active set is updated from it; otherwise
     /// `u` and `w` are filled with NaN and the active set is left alone.
     /// Only sizes, the finiteness of `q` and the bounds are checked here (the
     /// bounds at the first solve and after [`Solver::matrix_changed`], which

@@ -277,7 +277,7 @@ impl Instance {
         let me = self.exchange.as_deref_mut().expect("checked");
         let enter_event_mode = me
             .engine
-            .violated(&self.lcs, &self.states, &self.inputs)
+            .completed_step(&self.lcs, &self.states, &self.inputs)
             .map_err(|why| mode_failed(self.time, why))?;
         Ok(StepCompleted { enter_event_mode })
     }

@@ -15,6 +15,8 @@
 //! the state onto the constraints the new mode holds. A pair whose `y` has
 //! relative degree one slides: its mode holds `y = 0` through the derivative,
 //! so a relay's sliding surface is followed without a single further event.
+//! An integrator that reports the event only after stepping past the surface
+//! is brought back onto it by the [`capture`] rule instead of chattering.
 //!
 //! Accumulations: events closer together than [`EVENT_FLOOR`] (relative to
 //! the time, at least absolute) are an accumulation point (Zeno), which no
@@ -30,6 +32,8 @@
 //!
 //! Inputs change under an importer at any time: the mode is rebuilt for the
 //! inputs of each call that reads it (a comparison when they are unchanged).
+
+mod capture;
 
 use super::event::{EVENT_FLOOR, SELECT_STEP};
 use super::mode::{Guard, ModeSystem, SingularMode};
@@ -67,6 +71,24 @@ pub struct Exchange {
     mode: ModeSystem,
     active: Vec<Bound>,
     previous: Vec<Bound>,
+    /// The mode with the fired pairs changed side (for the capture rule).
+    flipped: Vec<Bound>,
+    /// The pairs whose guards fired at the current event.
+    fired: Vec<bool>,
+    /// The path the importer's steps travelled since the start of the step
+    /// that ended at the last event, and at this event (the capture rule's
+    /// reach for the pairs of the event before).
+    path: f64,
+    path_since_event_before: f64,
+    /// Steps the importer completed since the last event, and whether that
+    /// event and the current one were stepped over (a fired guard below its
+    /// tolerance: the importer did not locate it).
+    steps_since_event: u64,
+    steps_between_events: u64,
+    overshoot: bool,
+    overshoot_before: bool,
+    /// The pinned pairs a capture holds at `y = 0`.
+    hold: Vec<bool>,
     /// Whether the mode is built, and for which inputs.
     built: bool,
     built_for: Vec<f64>,
@@ -82,6 +104,14 @@ pub struct Exchange {
     last_event: f64,
     changed_at: Vec<u64>,
     x_before: Vec<f64>,
+    /// Where the importer's current step started: the state at the last
+    /// completed step that violated no guard, or after the last event.
+    step_start: Vec<f64>,
+    /// Where on the chord from `step_start` to the event's state the first
+    /// fired guard reads zero (0 at the start, 1 at the event).
+    crossing: f64,
+    /// The state there.
+    crossed: Vec<f64>,
     /// A state projected before it is known to be taken.
     trial: Vec<f64>,
     /// The mode's constant term, and seeded inputs, for directional derivatives.
@@ -99,6 +129,15 @@ impl Exchange {
             mode: ModeSystem::new(nx, nu, nw),
             active: vec![Bound::Free; nu],
             previous: vec![Bound::Free; nu],
+            flipped: vec![Bound::Free; nu],
+            fired: vec![false; nu],
+            hold: vec![false; nu],
+            path: 0.0,
+            path_since_event_before: 0.0,
+            steps_since_event: 0,
+            steps_between_events: u64::MAX,
+            overshoot: false,
+            overshoot_before: false,
             built: false,
             built_for: vec![0.0; nw],
             select: Problem::boxed(
@@ -123,6 +162,9 @@ impl Exchange {
             last_event: f64::NEG_INFINITY,
             changed_at: vec![NEVER; nu],
             x_before: vec![0.0; nx],
+            step_start: vec![0.0; nx],
+            crossing: 1.0,
+            crossed: vec![0.0; nx],
             trial: vec![0.0; nx],
             b_saved: vec![0.0; nx],
             w_seeded: vec![0.0; nw],
@@ -149,7 +191,9 @@ impl Exchange {
     /// states) and projects `x` onto its constraints; true when `x` moved.
     pub fn enter(&mut self, lcs: &Lcs, x: &mut [f64], w: &[f64]) -> Result<bool, StepError> {
         self.select(lcs, x, w)?;
-        Ok(self.project(x))
+        let moved = self.project(x);
+        self.step_start.copy_from_slice(x);
+        Ok(moved)
     }
 
     /// `x'` of the current mode at `x` with inputs `w`.
@@ -229,13 +273,20 @@ impl Exchange {
             .map_err(|SingularMode| StepError::SingularMode)
     }
 
-    /// Whether a guard of the current mode is below zero by more than its
-    /// tolerance at `x`: an indicator's sign change the importer's integrator
-    /// stepped over without locating it (checked after each completed step).
-    pub fn violated(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<bool, StepError> {
+    /// After the importer completed a step at `x`: whether a guard of the
+    /// current mode is below zero by more than its tolerance there (an
+    /// indicator's sign change the integrator stepped over without locating
+    /// it). When none is, `x` is where the next step starts.
+    pub fn completed_step(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<bool, StepError> {
         self.follow_inputs(lcs, w)?;
-        Ok((0..self.mode.guards.len())
-            .any(|r| self.mode.guard(r, x) < -self.mode.guard_tolerance(r, x, self.atol)))
+        let violated = (0..self.mode.guards.len())
+            .any(|r| self.mode.guard(r, x) < -self.mode.guard_tolerance(r, x, self.atol));
+        if !violated {
+            self.path += capture::distance(x, &self.step_start);
+            self.steps_since_event += 1;
+            self.step_start.copy_from_slice(x);
+        }
+        Ok(violated)
     }
 
     /// Events so far (an event that kept the mode does not count).
@@ -254,9 +305,17 @@ impl Exchange {
     ) -> Result<EventOutcome, StepError> {
         self.follow_inputs(lcs, w)?;
         if self.mode.consistent(x, self.atol) {
+            self.step_start.copy_from_slice(x);
             return Ok(EventOutcome::Kept);
         }
         self.events += 1;
+        let this_step = capture::distance(x, &self.step_start);
+        self.path_since_event_before = self.path + this_step;
+        self.path = this_step;
+        self.steps_between_events = self.steps_since_event;
+        self.steps_since_event = 0;
+        self.overshoot_before = self.overshoot;
+        self.overshoot = false;
         let crowded = t - self.last_event < EVENT_FLOOR * t.abs().max(1.0);
         self.last_event = t;
         self.previous.copy_from_slice(&self.active);
@@ -270,6 +329,8 @@ impl Exchange {
             // untouched: `x` moves only after a mode is chosen).
             self.active.copy_from_slice(&self.previous);
             let _ = self.build(lcs, w);
+        } else {
+            self.step_start.copy_from_slice(x);
         }
         outcome
     }
@@ -277,17 +338,35 @@ impl Exchange {
     /// The next mode at a regular event, and the projection onto it.
     fn switch(&mut self, lcs: &Lcs, x: &mut [f64], w: &[f64]) -> Result<EventOutcome, StepError> {
         // The fired guards' pairs change side; the selection LCP decides when
-        // that is not the motion.
+        // that is not the motion. The first fired guard's zero on the chord of
+        // the importer's step is where the step crossed (for the capture rule).
+        self.crossing = 1.0;
+        self.fired.fill(false);
         for r in 0..self.mode.guards.len() {
-            if self.mode.guard(r, x) <= self.mode.guard_tolerance(r, x, self.atol) {
+            let (g, tol) = (self.mode.guard(r, x), self.mode.guard_tolerance(r, x, self.atol));
+            self.overshoot |= g < -tol;
+            if g <= tol {
+                let g_start = self.mode.guard(r, &self.step_start);
+                if g_start > g {
+                    self.crossing = self.crossing.min((g_start / (g_start - g)).clamp(0.0, 1.0));
+                }
                 match self.mode.guards[r] {
-                    Guard::LowerY(i) | Guard::UpperY(i) => self.active[i] = Bound::Free,
+                    Guard::LowerY(i) | Guard::UpperY(i) => {
+                        self.active[i] = Bound::Free;
+                        self.fired[i] = true;
+                    }
                     Guard::AboveLo(i) => self.active[i] = Bound::Lower,
                     Guard::BelowHi(i) => self.active[i] = Bound::Upper,
                 }
             }
         }
         let follows = self.build(lcs, w).is_ok() && self.mode.consistent(x, self.atol);
+        if !follows {
+            if let Some(projected) = self.capture(lcs, x, w) {
+                self.mark_changes();
+                return Ok(EventOutcome::Switched { projected });
+            }
+        }
         if !follows {
             self.active.copy_from_slice(&self.previous);
             self.select(lcs, x, w)?;

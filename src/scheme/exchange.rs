@@ -343,7 +343,10 @@ impl Exchange {
         self.crossing = 1.0;
         self.fired.fill(false);
         for r in 0..self.mode.guards.len() {
-            let (g, tol) = (self.mode.guard(r, x), self.mode.guard_tolerance(r, x, self.atol));
+            let (g, tol) = (
+                self.mode.guard(r, x),
+                self.mode.guard_tolerance(r, x, self.atol),
+            );
             self.overshoot |= g < -tol;
             if g <= tol {
                 let g_start = self.mode.guard(r, &self.step_start);

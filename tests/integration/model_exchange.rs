@@ -220,3 +220,148 @@ fn directional_derivatives_equal_finite_differences_of_the_mode() {
     }
     eprintln!("directional derivatives: {checked} columns equal finite differences");
 }
+
+/// What a fixed-step forward-Euler importer that does not locate events
+/// (FMPy's Euler) sees: `(time, values_changed, u, x)` at each event that
+/// changed the mode, and the states at the end.
+struct EulerRun {
+    events: Vec<(f64, bool, f64, Vec<f64>)>,
+    off_surface_after_first: f64,
+    end: Vec<f64>,
+}
+
+/// Euler with step `h` to `stop` on the relay with `x1(0) = x1_start`, the
+/// event at the end of each step whose indicators changed sign or whose
+/// completed step asks for one; nothing on that path may allocate.
+fn relay_under_euler(x1_start: &str, h: f64, stop: f64) -> EulerRun {
+    let m = super::model_edited(
+        "relay_feedback",
+        "start = 0.5",
+        &format!("start = {x1_start}"),
+    );
+    let mut i = Instance::new(m, "test");
+    i.use_model_exchange().unwrap();
+    i.setup_experiment(0.0, None).unwrap();
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    i.new_discrete_states().unwrap();
+    i.enter_continuous_time_mode().unwrap();
+    let names = variables::variables(i.model())
+        .iter()
+        .map(|v| v.name.to_string())
+        .collect::<Vec<_>>();
+    let u_vr = [names.iter().position(|n| n == "u").unwrap() as u32];
+    let (mut x, mut dx, mut z0, mut z1, mut u) = (
+        vec![0.0; 2],
+        vec![0.0; 2],
+        vec![0.0; 2],
+        vec![0.0; 2],
+        [0.0],
+    );
+    let mut run = EulerRun {
+        events: vec![],
+        off_surface_after_first: 0.0,
+        end: vec![],
+    };
+    let steps = (stop / h).round() as usize;
+    let mut worst = 0;
+    for k in 1..=steps {
+        let (n, event) = allocations(|| {
+            i.get_continuous_states(&mut x).unwrap();
+            i.get_derivatives(&mut dx).unwrap();
+            i.get_event_indicators(&mut z0).unwrap();
+            for c in 0..2 {
+                x[c] += h * dx[c];
+            }
+            i.set_time(k as f64 * h).unwrap();
+            i.set_continuous_states(&x).unwrap();
+            i.get_event_indicators(&mut z1).unwrap();
+            let crossed = (0..2).any(|c| (z0[c] > 0.0) != (z1[c] > 0.0));
+            let step = i.completed_integrator_step().unwrap();
+            if !(crossed || step.enter_event_mode) {
+                return None;
+            }
+            let before = i.model_exchange_events().unwrap();
+            i.enter_event_mode().unwrap();
+            let update = i.new_discrete_states().unwrap();
+            i.enter_continuous_time_mode().unwrap();
+            i.get_continuous_states(&mut x).unwrap();
+            i.get_reals(&u_vr, &mut u).unwrap();
+            (i.model_exchange_events().unwrap() > before).then_some((update.values_changed, u[0]))
+        });
+        worst = worst.max(n);
+        if let Some((changed, u)) = event {
+            run.events.push((k as f64 * h, changed, u, x.clone()));
+        } else if !run.events.is_empty() {
+            run.off_surface_after_first = run.off_surface_after_first.max((x[0] + x[1]).abs());
+        }
+    }
+    assert_eq!(
+        worst, 0,
+        "allocations on the per-call path, events included"
+    );
+    i.get_continuous_states(&mut x).unwrap();
+    run.end = x;
+    run
+}
+
+#[test]
+fn euler_without_event_location_enters_the_relay_sliding_mode_instead_of_chattering() {
+    // Before the capture rule: 162 (h = 1e-2) and 542 (h = 1e-3) events with FMPy's Euler.
+    for h in [1e-2, 1e-3] {
+        let run = relay_under_euler("0.5", h, 3.0);
+        assert_eq!(run.events.len(), 1, "h = {h}: {:?}", run.events);
+        let (t, changed, u, x) = &run.events[0];
+        // The step that crossed sqrt(2) - 1; the state is projected onto x1 + x2 = 0.
+        assert!((t - (2f64.sqrt() - 1.0)).abs() <= h, "h = {h}: {t}");
+        assert!(*changed && (x[0] + x[1]).abs() <= 1e-15, "h = {h}: {x:?}");
+        // The equivalent control, strictly inside the relay's bounds.
+        assert!(u.abs() < 1.0, "h = {h}: u = {u}");
+        assert!(
+            run.off_surface_after_first <= 1e-12,
+            "h = {h}: {}",
+            run.off_surface_after_first
+        );
+        // Euler's first order against the exact x1(3) = 0.0312055.
+        assert!(
+            (run.end[0] - 0.0312055).abs() <= h,
+            "h = {h}: x1(3) = {}",
+            run.end[0]
+        );
+        eprintln!(
+            "relay, Euler h = {h}: 1 event at {t}, x1(3) = {}",
+            run.end[0]
+        );
+    }
+}
+
+#[test]
+fn a_transversal_crossing_under_euler_still_switches_sides() {
+    // From x1 = 3 the relay reaches x1 + x2 = 0 at t = sqrt(7) - 1 with x2 = 1 - sqrt(7):
+    // the equivalent control x2 is outside [-1, 1], the far side's field (x2 + 1 < 0)
+    // points away from the surface, and the state must cross with u = -1. The
+    // motion turns back later (x2 rises to -1) and then slides.
+    for h in [1e-2, 1e-3] {
+        let run = relay_under_euler("3.0", h, 6.0);
+        let (t, changed, u, x) = &run.events[0];
+        // Euler's own crossing is O(h) off the exact one.
+        assert!((t - (7f64.sqrt() - 1.0)).abs() <= 5.0 * h, "h = {h}: {t}");
+        assert!(
+            !changed && *u == -1.0 && x[0] + x[1] < 0.0,
+            "h = {h}: {:?}",
+            run.events[0]
+        );
+        assert_eq!(run.events.len(), 2, "h = {h}: {:?}", run.events);
+        let (_, changed, u, x) = &run.events[1];
+        assert!(
+            *changed && u.abs() < 1.0 && (x[0] + x[1]).abs() <= 1e-15,
+            "{:?}",
+            run.events[1]
+        );
+        assert!(
+            (run.end[0] + run.end[1]).abs() <= 1e-12,
+            "h = {h}: {:?}",
+            run.end
+        );
+    }
+}

@@ -9,6 +9,10 @@ What is checked, against validation.md where it has exact answers:
                                              CVode at rtol 1e-10), then the exact decay
     test_relay_slides_without_chattering     one event at sqrt(2) - 1, then on the surface
                                              x1 + x2 = 0 to 3 (x1(3) = 0.0312055)
+    test_euler_enters_sliding_modes          FMPy's Euler (h = 1e-2, 1e-3, no event location): the relay
+                                             slides after 2 events, the friction mass sticks at v = 0,
+                                             the spiral ends on the origin (capture rule); rlc_diode and
+                                             the saturated integrator keep their event counts
     test_saturated_integrator_limits         leaves its limits exactly where sin t changes sign;
                                              reaches them within FMPy's input lag (see the test)
     test_sign_spiral_ends_on_the_origin      finishes in a subprocess with a timeout, on the origin,
@@ -136,6 +140,46 @@ def test_relay_slides_without_chattering(me_fmus):
     assert np.max(np.abs(r["x1"][on] + r["x2"][on])) <= 1e-12
     # the relay output is the equivalent control, strictly inside (-1, 1)
     assert np.all(np.abs(r["u"][on]) < 1)
+
+
+@pytest.mark.parametrize("h", [1e-2, 1e-3])
+def test_euler_enters_sliding_modes(me_fmus, h):
+    # Before the capture rule (measured): relay 162 / 542 events, coulomb_friction 399 / 3981,
+    # sign_spiral 105 / 1005 for h = 1e-2 / 1e-3. FMPy's Euler enters Event Mode twice per
+    # switch: once at the step that crossed, once more the next step (it compares the new
+    # mode's indicators with the old mode's), where the mode is kept.
+    def euler(model):
+        return me_run(me_fmus[model], solver="Euler", step_size=h, output_interval=h, timeout=60)
+
+    r, events = euler("relay_feedback")
+    assert events == 2, events
+    t = r["time"]
+    on = t > math.sqrt(2) - 1 + 2 * h
+    assert np.max(np.abs(r["x1"][on] + r["x2"][on])) <= 1e-12
+    assert np.all(np.abs(r["u"][on]) < 1)
+    assert abs(r["x1"][-1] - 0.0312055) <= 2 * h, r["x1"][-1]
+    # Coulomb friction: decelerates at mu g = 98.1 from v = 100, sticks at t = 100 / 98.1
+    # with x = 100^2 / (2 * 98.1) = 50.9684 (validation: the exact stop), then stays.
+    r, events = euler("coulomb_friction")
+    assert events == 2, events
+    stuck = r["time"] > 100 / 98.1 + 2 * h
+    assert np.all(r["v"][stuck] == 0.0)
+    assert abs(r["x"][-1] - 1e4 / (2 * 98.1)) <= 60 * h, r["x"][-1]
+    # The sign spiral reaches the origin (exactly at t = 1) and stays on it.
+    r, events = euler("sign_spiral")
+    assert events <= 20, events
+    after = r["time"] > 1.0 + 0.1
+    assert np.all(r["x1"][after] == 0.0) and np.all(r["x2"][after] == 0.0)
+    # Genuine switches are not captured: the diode blocks, the integrator leaves its limits.
+    r, events = euler("rlc_diode")
+    assert events == 2, events
+    assert np.all(r["u_D"][r["time"] > 1.2091996 + 2 * h] > 0)
+    times = np.linspace(0.0, 10.0, 10001)
+    inp = np.array(list(zip(times, np.sin(times))), dtype=[("time", float), ("x", float)])
+    r, events = me_run(me_fmus["saturated_integrator"], solver="Euler", step_size=h,
+                       output_interval=h, input=inp, stop_time=10.0)
+    assert events == 9, events
+    assert abs(at(r, "y", 4.0) - 0.15364362) <= 5 * h
 
 
 def test_saturated_integrator_limits(me_fmus):

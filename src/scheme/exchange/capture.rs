@@ -98,8 +98,8 @@ impl Exchange {
     /// built mode.
     fn capture_candidate(&mut self, x: &mut [f64], reach: f64) -> Option<bool> {
         let mut hold = std::mem::take(&mut self.hold);
-        for i in 0..hold.len() {
-            hold[i] = self.fired[i] && self.mode.keeps_y(i, &self.crossed);
+        for (i, h) in hold.iter_mut().enumerate() {
+            *h = self.fired[i] && self.mode.keeps_y(i, &self.crossed);
         }
         let keeps = hold.contains(&true);
         let mut trial = std::mem::take(&mut self.trial);

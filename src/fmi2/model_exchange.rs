@@ -14,9 +14,9 @@
 //! projected onto its constraints (`valuesOfContinuousStatesChanged`), and the
 //! documented accumulation rule when events crowd. One update always settles an
 //! event: a second one is never needed at the same instant and there are no
-//! time events. FMU states are not provided for Model Exchange
-//! (`canGetAndSetFMUstate="false"`): the engine's event history is not part of
-//! a snapshot.
+//! time events. An FMU state holds the engine's mode and event history
+//! ([`crate::scheme::exchange::History`]), so a restored run repeats the
+//! original bit for bit.
 //!
 //! Only linear first-order models qualify ([`refusal`]): a mechanical model's
 //! impacts are velocity jumps whose Newton restitution and friction cones have
@@ -24,6 +24,7 @@
 //! that are not linear ODEs. Nothing on the per-call path allocates: the
 //! engine's workspace is sized when the instance is made.
 
+use super::snapshot::{ExchangeState, Snapshot};
 use super::state::{Call, Phase};
 use super::variables::Kind;
 use super::{FmiError, FmiResult, Instance, Severity};
@@ -371,6 +372,38 @@ impl Instance {
     /// After inputs were set: the multipliers follow on the next read.
     pub(super) fn inputs_changed_model_exchange(&mut self) {
         if let Some(me) = self.exchange.as_deref_mut() {
+            me.pairs_current = false;
+        }
+    }
+
+    /// The Model Exchange part of an FMU state: the importer's tolerance and
+    /// the engine's mode and event history.
+    pub(super) fn exchange_snapshot(&self) -> Option<ExchangeState> {
+        self.exchange.as_ref().map(|me| ExchangeState {
+            tolerance: me.tolerance,
+            engine: me.engine.history(),
+        })
+    }
+
+    /// Refuses an FMU state of the other interface type.
+    pub(super) fn check_exchange_snapshot(&self, s: &Snapshot) -> FmiResult<()> {
+        match (self.exchange.is_some(), s.exchange.is_some()) {
+            (true, false) => Err(FmiError::error(
+                "the FMU state is of a Co-Simulation instance; this one is Model Exchange",
+            )),
+            (false, true) => Err(FmiError::error(
+                "the FMU state is of a Model Exchange instance; this one is Co-Simulation",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Restores the Model Exchange part (checked by
+    /// [`Instance::check_exchange_snapshot`]); nothing allocates.
+    pub(super) fn restore_exchange(&mut self, s: &Snapshot) {
+        if let (Some(me), Some(saved)) = (self.exchange.as_deref_mut(), &s.exchange) {
+            me.tolerance = saved.tolerance;
+            me.engine.restore(&saved.engine);
             me.pairs_current = false;
         }
     }

@@ -9,17 +9,36 @@
 //! `"LCSF" | u16 version | u16 GUID length | GUID | u8 phase | u8 flags |
 //! f64 time, start, stop, last successful time, cached step |
 //! u32 np, nw, nx, nu | f64 parameters, inputs, states, multipliers | u8 active set |
-//! u64 FNV-1a checksum of everything before it`. Reading checks every part, so
-//! truncated, corrupted or foreign bytes are refused with a reason.
+//! [Model Exchange part] | u64 FNV-1a checksum of everything before it`. The
+//! Model Exchange part (flag 8; an FMU state of a Model Exchange instance) is
+//! `f64 importer tolerance (flag 16 when given), event tolerance | u64 events |
+//! f64 last event time | u64 per pair: event of its last change | f64 per
+//! state: where the importer's step started | f64 two paths | u64 two step
+//! counts | u8 overshoot bits` (see [`crate::scheme::exchange::History`]).
+//! Reading checks every part, so truncated, corrupted or foreign bytes are
+//! refused with a reason.
 
 use super::state::Phase;
 use crate::lcp::Bound;
+use crate::scheme::exchange::History;
 
 const MAGIC: &[u8; 4] = b"LCSF";
-const VERSION: u16 = 1;
+/// 2 added the Model Exchange part; version 1 states (without it) are read too.
+const VERSION: u16 = 2;
 const TERMINATED: u8 = 1;
 const CONSISTENT: u8 = 2;
 const STOP_DEFINED: u8 = 4;
+const EXCHANGE: u8 = 8;
+const TOLERANCE_DEFINED: u8 = 16;
+
+/// The Model Exchange part of a snapshot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExchangeState {
+    /// The importer's tolerance from `fmi2SetupExperiment`, if given.
+    pub tolerance: Option<f64>,
+    /// The event engine (its `active` is the snapshot's active set).
+    pub engine: History,
+}
 
 /// The dynamic data of an instance.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,6 +58,8 @@ pub struct Snapshot {
     pub states: Vec<f64>,
     pub pairs: Vec<f64>,
     pub active_set: Vec<Bound>,
+    /// Of a Model Exchange instance.
+    pub exchange: Option<ExchangeState>,
 }
 
 /// The sizes a snapshot must have to belong to a model.
@@ -73,6 +94,13 @@ impl Snapshot {
                 STOP_DEFINED
             } else {
                 0
+            })
+            | (if self.exchange.is_some() { EXCHANGE } else { 0 })
+            | (match &self.exchange {
+                Some(ExchangeState {
+                    tolerance: Some(_), ..
+                }) => TOLERANCE_DEFINED,
+                _ => 0,
             });
         b.push(flags);
         for v in [
@@ -102,6 +130,9 @@ impl Snapshot {
             b.extend_from_slice(&v.to_le_bytes());
         }
         b.extend(self.active_set.iter().map(|s| *s as u8));
+        if let Some(me) = &self.exchange {
+            write_exchange(&mut b, me);
+        }
         let sum = fnv1a(&b);
         b.extend_from_slice(&sum.to_le_bytes());
         b
@@ -121,7 +152,7 @@ impl Snapshot {
             pos: 4,
         };
         let version = r.u16()?;
-        if version != VERSION {
+        if version != VERSION && version != 1 {
             return Err(format!(
                 "FMU state format version {version} is not supported (expected {VERSION})"
             ));
@@ -166,6 +197,18 @@ impl Snapshot {
                 _ => Err("FMU state has an invalid active set".to_string()),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let exchange = if flags & EXCHANGE != 0 {
+            if version == 1 {
+                return Err("FMU state format version 1 has no Model Exchange part".into());
+            }
+            let me = read_exchange(&mut r, flags, &active_set, sizes)?;
+            if let Some(why) = me.engine.refusal(sizes.nx, sizes.nu) {
+                return Err(format!("FMU state is unusable: {why}"));
+            }
+            Some(me)
+        } else {
+            None
+        };
         if r.pos != body.len() {
             return Err("FMU state has trailing bytes".into());
         }
@@ -193,8 +236,75 @@ impl Snapshot {
             states,
             pairs,
             active_set,
+            exchange,
         })
     }
+}
+
+fn write_exchange(b: &mut Vec<u8>, me: &ExchangeState) {
+    let h = &me.engine;
+    let f = |b: &mut Vec<u8>, v: f64| b.extend_from_slice(&v.to_le_bytes());
+    let n = |b: &mut Vec<u8>, v: u64| b.extend_from_slice(&v.to_le_bytes());
+    f(b, me.tolerance.unwrap_or(0.0));
+    f(b, h.atol);
+    n(b, h.events);
+    f(b, h.last_event);
+    for v in &h.changed_at {
+        n(b, *v);
+    }
+    for v in &h.step_start {
+        f(b, *v);
+    }
+    f(b, h.path);
+    f(b, h.path_since_event_before);
+    n(b, h.steps_since_event);
+    n(b, h.steps_between_events);
+    b.push(u8::from(h.overshoot) | u8::from(h.overshoot_before) << 1);
+}
+
+fn read_exchange(
+    r: &mut Reader,
+    flags: u8,
+    active: &[Bound],
+    sizes: Sizes,
+) -> Result<ExchangeState, String> {
+    let tolerance = r.f64()?;
+    let tolerance = (flags & TOLERANCE_DEFINED != 0).then_some(tolerance);
+    if let Some(t) = tolerance {
+        if !(t > 0.0 && t < 1.0) {
+            return Err(format!("FMU state has the tolerance {t}, not in (0, 1)"));
+        }
+    }
+    let (atol, events, last_event) = (r.f64()?, r.u64()?, r.f64()?);
+    let changed_at = (0..sizes.nu)
+        .map(|_| r.u64())
+        .collect::<Result<Vec<_>, _>>()?;
+    let step_start = (0..sizes.nx)
+        .map(|_| r.f64())
+        .collect::<Result<Vec<_>, _>>()?;
+    let (path, path_since_event_before) = (r.f64()?, r.f64()?);
+    let (steps_since_event, steps_between_events) = (r.u64()?, r.u64()?);
+    let bits = r.u8()?;
+    if bits > 3 {
+        return Err("FMU state has invalid overshoot flags".into());
+    }
+    Ok(ExchangeState {
+        tolerance,
+        engine: History {
+            atol,
+            active: active.to_vec(),
+            events,
+            last_event,
+            changed_at,
+            step_start,
+            path,
+            path_since_event_before,
+            steps_since_event,
+            steps_between_events,
+            overshoot: bits & 1 != 0,
+            overshoot_before: bits & 2 != 0,
+        },
+    })
 }
 
 struct Reader<'a> {
@@ -226,6 +336,11 @@ impl Reader<'_> {
             self.take(4)?.try_into().expect("4 bytes"),
         ))
     }
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
     fn f64(&mut self) -> Result<f64, String> {
         Ok(f64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
@@ -252,6 +367,31 @@ mod tests {
             states: vec![0.1, -0.2],
             pairs: vec![1.0, -1.0],
             active_set: vec![Bound::Upper, Bound::Lower],
+            exchange: None,
+        }
+    }
+
+    fn sample_exchange() -> Snapshot {
+        Snapshot {
+            phase: Phase::ContinuousTimeMode,
+            exchange: Some(ExchangeState {
+                tolerance: Some(1e-6),
+                engine: History {
+                    atol: 1e-6,
+                    active: vec![Bound::Upper, Bound::Lower],
+                    events: 3,
+                    last_event: 0.25,
+                    changed_at: vec![2, u64::MAX],
+                    step_start: vec![0.1, -0.19],
+                    path: 0.5,
+                    path_since_event_before: 0.75,
+                    steps_since_event: 4,
+                    steps_between_events: u64::MAX,
+                    overshoot: true,
+                    overshoot_before: false,
+                },
+            }),
+            ..sample()
         }
     }
     const SIZES: Sizes = Sizes {
@@ -263,9 +403,31 @@ mod tests {
 
     #[test]
     fn round_trip_is_exact() {
-        let s = sample();
-        let bytes = s.to_bytes("{guid}");
-        assert_eq!(Snapshot::from_bytes(&bytes, "{guid}", SIZES).unwrap(), s);
+        for s in [sample(), sample_exchange()] {
+            let bytes = s.to_bytes("{guid}");
+            assert_eq!(Snapshot::from_bytes(&bytes, "{guid}", SIZES).unwrap(), s);
+        }
+        let mut first = sample_exchange();
+        first.exchange.as_mut().unwrap().engine.last_event = f64::NEG_INFINITY;
+        let bytes = first.to_bytes("{guid}");
+        assert_eq!(
+            Snapshot::from_bytes(&bytes, "{guid}", SIZES).unwrap(),
+            first
+        );
+    }
+
+    #[test]
+    fn unusable_model_exchange_parts_are_refused_with_the_reason() {
+        let refused = |edit: &dyn Fn(&mut History)| {
+            let mut s = sample_exchange();
+            edit(&mut s.exchange.as_mut().unwrap().engine);
+            Snapshot::from_bytes(&s.to_bytes("{guid}"), "{guid}", SIZES).unwrap_err()
+        };
+        assert!(refused(&|h| h.atol = 0.0).contains("event tolerance"));
+        assert!(refused(&|h| h.last_event = f64::NAN).contains("last event"));
+        assert!(refused(&|h| h.changed_at[1] = 9).contains("after the last event"));
+        assert!(refused(&|h| h.step_start[0] = f64::INFINITY).contains("not finite"));
+        assert!(refused(&|h| h.path = -1.0).contains("not finite"));
     }
 
     #[test]

@@ -34,6 +34,9 @@
 //! inputs of each call that reads it (a comparison when they are unchanged).
 
 mod capture;
+mod history;
+
+pub use history::History;
 
 use super::event::{EVENT_FLOOR, SELECT_STEP};
 use super::mode::{Guard, ModeSystem, SingularMode};

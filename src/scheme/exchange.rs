@@ -367,7 +367,9 @@ impl Exchange {
             }
         }
         let follows = self.build(lcs, w).is_ok() && self.mode.consistent(x, self.atol);
-        if !follows {
+        // Only an event the importer stepped over (a fired guard below its
+        // tolerance) is captured: a located one takes the regular path.
+        if !follows && self.overshoot {
             if let Some(projected) = self.capture(lcs, x, w) {
                 self.mark_changes();
                 return Ok(EventOutcome::Switched { projected });

@@ -8,7 +8,8 @@
 //! does not describe the motion at the state, and the selection LCP picks the
 //! other side; that side's field points back, the next step crosses again,
 //! and so on (the relay chattered with 162 events for Euler's 0.01). The
-//! capture rule, tried at an event when the mode of the fired pairs does not
+//! capture rule, tried at an event the importer stepped over (a fired guard
+//! is below its tolerance) when the mode of the fired pairs does not
 //! describe the motion at the state, before the selection LCP:
 //!
 //! 1. The candidate is the mode the selection LCP picks where the step

@@ -24,7 +24,8 @@
 //! that are not linear ODEs. Nothing on the per-call path allocates: the
 //! engine's workspace is sized when the instance is made.
 
-use super::snapshot::{ExchangeState, Snapshot};
+mod fmu_state;
+
 use super::state::{Call, Phase};
 use super::variables::Kind;
 use super::{FmiError, FmiResult, Instance, Severity};
@@ -372,38 +373,6 @@ impl Instance {
     /// After inputs were set: the multipliers follow on the next read.
     pub(super) fn inputs_changed_model_exchange(&mut self) {
         if let Some(me) = self.exchange.as_deref_mut() {
-            me.pairs_current = false;
-        }
-    }
-
-    /// The Model Exchange part of an FMU state: the importer's tolerance and
-    /// the engine's mode and event history.
-    pub(super) fn exchange_snapshot(&self) -> Option<ExchangeState> {
-        self.exchange.as_ref().map(|me| ExchangeState {
-            tolerance: me.tolerance,
-            engine: me.engine.history(),
-        })
-    }
-
-    /// Refuses an FMU state of the other interface type.
-    pub(super) fn check_exchange_snapshot(&self, s: &Snapshot) -> FmiResult<()> {
-        match (self.exchange.is_some(), s.exchange.is_some()) {
-            (true, false) => Err(FmiError::error(
-                "the FMU state is of a Co-Simulation instance; this one is Model Exchange",
-            )),
-            (false, true) => Err(FmiError::error(
-                "the FMU state is of a Model Exchange instance; this one is Co-Simulation",
-            )),
-            _ => Ok(()),
-        }
-    }
-
-    /// Restores the Model Exchange part (checked by
-    /// [`Instance::check_exchange_snapshot`]); nothing allocates.
-    pub(super) fn restore_exchange(&mut self, s: &Snapshot) {
-        if let (Some(me), Some(saved)) = (self.exchange.as_deref_mut(), &s.exchange) {
-            me.tolerance = saved.tolerance;
-            me.engine.restore(&saved.engine);
             me.pairs_current = false;
         }
     }

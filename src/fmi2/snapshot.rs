@@ -20,7 +20,11 @@
 
 use super::state::Phase;
 use crate::lcp::Bound;
-use crate::scheme::exchange::History;
+
+mod exchange_part;
+
+pub use exchange_part::ExchangeState;
+use exchange_part::{read_exchange, write_exchange};
 
 const MAGIC: &[u8; 4] = b"LCSF";
 /// 2 added the Model Exchange part; version 1 states (without it) are read too.
@@ -30,15 +34,6 @@ const CONSISTENT: u8 = 2;
 const STOP_DEFINED: u8 = 4;
 const EXCHANGE: u8 = 8;
 const TOLERANCE_DEFINED: u8 = 16;
-
-/// The Model Exchange part of a snapshot.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ExchangeState {
-    /// The importer's tolerance from `fmi2SetupExperiment`, if given.
-    pub tolerance: Option<f64>,
-    /// The event engine (its `active` is the snapshot's active set).
-    pub engine: History,
-}
 
 /// The dynamic data of an instance.
 #[derive(Clone, Debug, PartialEq)]
@@ -241,79 +236,13 @@ impl Snapshot {
     }
 }
 
-fn write_exchange(b: &mut Vec<u8>, me: &ExchangeState) {
-    let h = &me.engine;
-    let f = |b: &mut Vec<u8>, v: f64| b.extend_from_slice(&v.to_le_bytes());
-    let n = |b: &mut Vec<u8>, v: u64| b.extend_from_slice(&v.to_le_bytes());
-    f(b, me.tolerance.unwrap_or(0.0));
-    f(b, h.atol);
-    n(b, h.events);
-    f(b, h.last_event);
-    for v in &h.changed_at {
-        n(b, *v);
-    }
-    for v in &h.step_start {
-        f(b, *v);
-    }
-    f(b, h.path);
-    f(b, h.path_since_event_before);
-    n(b, h.steps_since_event);
-    n(b, h.steps_between_events);
-    b.push(u8::from(h.overshoot) | u8::from(h.overshoot_before) << 1);
-}
-
-fn read_exchange(
-    r: &mut Reader,
-    flags: u8,
-    active: &[Bound],
-    sizes: Sizes,
-) -> Result<ExchangeState, String> {
-    let tolerance = r.f64()?;
-    let tolerance = (flags & TOLERANCE_DEFINED != 0).then_some(tolerance);
-    if let Some(t) = tolerance {
-        if !(t > 0.0 && t < 1.0) {
-            return Err(format!("FMU state has the tolerance {t}, not in (0, 1)"));
-        }
-    }
-    let (atol, events, last_event) = (r.f64()?, r.u64()?, r.f64()?);
-    let changed_at = (0..sizes.nu)
-        .map(|_| r.u64())
-        .collect::<Result<Vec<_>, _>>()?;
-    let step_start = (0..sizes.nx)
-        .map(|_| r.f64())
-        .collect::<Result<Vec<_>, _>>()?;
-    let (path, path_since_event_before) = (r.f64()?, r.f64()?);
-    let (steps_since_event, steps_between_events) = (r.u64()?, r.u64()?);
-    let bits = r.u8()?;
-    if bits > 3 {
-        return Err("FMU state has invalid overshoot flags".into());
-    }
-    Ok(ExchangeState {
-        tolerance,
-        engine: History {
-            atol,
-            active: active.to_vec(),
-            events,
-            last_event,
-            changed_at,
-            step_start,
-            path,
-            path_since_event_before,
-            steps_since_event,
-            steps_between_events,
-            overshoot: bits & 1 != 0,
-            overshoot_before: bits & 2 != 0,
-        },
-    })
-}
-
-struct Reader<'a> {
+pub(super) struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
 }
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+    pub(super) fn take(&mut self, n: usize) -> Result<&[u8], String> {
         let end = self
             .pos
             .checked_add(n)
@@ -323,25 +252,25 @@ impl Reader<'_> {
         self.pos = end;
         Ok(s)
     }
-    fn u8(&mut self) -> Result<u8, String> {
+    pub(super) fn u8(&mut self) -> Result<u8, String> {
         Ok(self.take(1)?[0])
     }
-    fn u16(&mut self) -> Result<u16, String> {
+    pub(super) fn u16(&mut self) -> Result<u16, String> {
         Ok(u16::from_le_bytes(
             self.take(2)?.try_into().expect("2 bytes"),
         ))
     }
-    fn u32(&mut self) -> Result<u32, String> {
+    pub(super) fn u32(&mut self) -> Result<u32, String> {
         Ok(u32::from_le_bytes(
             self.take(4)?.try_into().expect("4 bytes"),
         ))
     }
-    fn u64(&mut self) -> Result<u64, String> {
+    pub(super) fn u64(&mut self) -> Result<u64, String> {
         Ok(u64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))
     }
-    fn f64(&mut self) -> Result<f64, String> {
+    pub(super) fn f64(&mut self) -> Result<f64, String> {
         Ok(f64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))
@@ -351,6 +280,7 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scheme::exchange::History;
 
     fn sample() -> Snapshot {
         Snapshot {

@@ -33,7 +33,9 @@
 //! Inputs change under an importer at any time: the mode is rebuilt for the
 //! inputs of each call that reads it (a comparison when they are unchanged).
 
+mod accumulate;
 mod capture;
+mod directional;
 mod history;
 
 pub use history::History;
@@ -240,42 +242,6 @@ impl Exchange {
         Ok(())
     }
 
-    /// The directional derivative of the mode's ODE `x' = a x + b(w)`:
-    /// `a dx + b(w + dw) - b(w)` (the mode is affine in the inputs, so the
-    /// difference is the derivative, to rounding). The mode stays the one for
-    /// `w`; nothing allocates.
-    pub fn directional(
-        &mut self,
-        lcs: &Lcs,
-        w: &[f64],
-        dx: &[f64],
-        dw: &[f64],
-        out: &mut [f64],
-    ) -> Result<(), StepError> {
-        self.follow_inputs(lcs, w)?;
-        self.b_saved.fill(0.0);
-        crate::linalg::gemv_from(out, &self.b_saved, &self.mode.a, dx);
-        if dw.iter().all(|v| *v == 0.0) {
-            return Ok(());
-        }
-        self.b_saved.copy_from_slice(self.mode.b.as_slice());
-        for ((s, a), d) in self.w_seeded.iter_mut().zip(w).zip(dw) {
-            *s = a + d;
-        }
-        let seeded = std::mem::take(&mut self.w_seeded);
-        let built = self.build(lcs, &seeded);
-        if built.is_ok() {
-            for ((o, b1), b0) in out.iter_mut().zip(self.mode.b.iter()).zip(&self.b_saved) {
-                *o += b1 - b0;
-            }
-        }
-        self.w_seeded = seeded;
-        // Back to the mode for `w` (the same bits: a rebuild is deterministic).
-        self.build(lcs, w)
-            .and(built)
-            .map_err(|SingularMode| StepError::SingularMode)
-    }
-
     /// After the importer completed a step at `x`: whether a guard of the
     /// current mode is below zero by more than its tolerance there (an
     /// indicator's sign change the integrator stepped over without locating
@@ -383,39 +349,6 @@ impl Exchange {
         Ok(EventOutcome::Switched {
             projected: self.project(x),
         })
-    }
-
-    /// Frees the pairs that switched during the last events and moves `x`
-    /// onto their surfaces.
-    fn accumulate(
-        &mut self,
-        lcs: &Lcs,
-        x: &mut [f64],
-        w: &[f64],
-    ) -> Result<EventOutcome, StepError> {
-        for (i, a) in self.active.iter_mut().enumerate() {
-            let at = self.changed_at[i];
-            if at != NEVER && at + ACCUMULATING > self.events {
-                *a = Bound::Free;
-            }
-        }
-        if self.build(lcs, w).is_err() || self.mode.drift(x) > ACCUMULATION_DRIFT {
-            return Err(StepError::SingularMode);
-        }
-        // Projected on a copy: a refused accumulation leaves `x` as it was.
-        let mut trial = std::mem::take(&mut self.trial);
-        trial.copy_from_slice(x);
-        self.mode.project(&mut trial, self.atol);
-        let follows = self.mode.consistent(&trial, self.atol);
-        if follows {
-            x.copy_from_slice(&trial);
-        }
-        self.trial = trial;
-        if !follows {
-            return Err(StepError::SingularMode);
-        }
-        self.mark_changes();
-        Ok(EventOutcome::Accumulated)
     }
 
     fn mark_changes(&mut self) {

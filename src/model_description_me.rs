@@ -17,8 +17,12 @@ pub fn indicator_count(model: &Model) -> usize {
     crate::scheme::exchange::Exchange::indicator_count(model.nu())
 }
 
-/// `<ModelExchange>`: FMU states are not provided (the event engine's history
-/// is not part of a snapshot); directional derivatives of the mode's ODE
+/// Whether Model Exchange instances provide FMU states (get, set, free,
+/// serialize, deserialize): the FMI 2.0 and 3.0 descriptions read it.
+pub const PROVIDES_FMU_STATES: bool = true;
+
+/// `<ModelExchange>`: FMU states are provided ([`PROVIDES_FMU_STATES`]: a
+/// snapshot holds the event engine's mode and history); directional derivatives of the mode's ODE
 /// (by states and inputs) are; `completedIntegratorStepNotNeeded` stays false,
 /// since the FMU checks after each step for a guard's zero the integrator
 /// stepped over.
@@ -27,13 +31,21 @@ pub fn write_element(model: &Model, put: &mut impl FnMut(Event)) {
     for (k, v) in [
         ("modelIdentifier", model.name.as_str()),
         ("canNotUseMemoryManagementFunctions", "true"),
-        ("canGetAndSetFMUstate", "false"),
-        ("canSerializeFMUstate", "false"),
+        ("canGetAndSetFMUstate", flag(PROVIDES_FMU_STATES)),
+        ("canSerializeFMUstate", flag(PROVIDES_FMU_STATES)),
         ("providesDirectionalDerivative", "true"),
     ] {
         me.push_attribute((k, v));
     }
     put(Event::Empty(me));
+}
+
+fn flag(b: bool) -> &'static str {
+    if b {
+        "true"
+    } else {
+        "false"
+    }
 }
 
 /// The state-derivative variables, after the `base` variables of the model.

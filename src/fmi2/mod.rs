@@ -183,7 +183,7 @@ impl Instance {
     /// Refuses `call` unless the state machine allows it now.
     pub fn check(&self, call: Call) -> FmiResult<()> {
         let interface_ok = match call.interface() {
-            Interface::Both => call != Call::FmuState || self.exchange.is_none(),
+            Interface::Both => true,
             Interface::CoSimulation => self.exchange.is_none(),
             Interface::ModelExchange => self.exchange.is_some(),
         };
@@ -208,11 +208,6 @@ impl Instance {
         } else {
             "Co-Simulation"
         };
-        if call == Call::FmuState {
-            return FmiError::error(
-                "FMU states are not provided for Model Exchange (canGetAndSetFMUstate is false)",
-            );
-        }
         FmiError::error(format!(
             "{call:?} does not belong to {this}, the interface type this instance was made for"
         ))
@@ -669,7 +664,8 @@ impl Instance {
             inputs: self.inputs.clone(),
             states: self.states.clone(),
             pairs: self.pairs.clone(),
-            active_set: self.stepper.active_set().to_vec(),
+            active_set: self.active_set().to_vec(),
+            exchange: self.exchange_snapshot(),
         }
     }
 
@@ -697,17 +693,22 @@ impl Instance {
                 "the FMU state does not belong to this model (sizes differ)",
             ));
         }
-        if matches!(
-            s.phase,
-            Phase::StepComplete | Phase::StepFailed | Phase::Terminated | Phase::EventMode
-        ) {
+        self.check_exchange_snapshot(s)?;
+        let assembled = |p: Phase| {
+            matches!(
+                p,
+                Phase::StepComplete
+                    | Phase::StepFailed
+                    | Phase::Terminated
+                    | Phase::EventMode
+                    | Phase::ContinuousTimeMode
+            )
+        };
+        if assembled(s.phase) {
             if let Err(e) = self.lcs.assemble(&self.model, &s.params) {
                 // Assembly stops half way: put back the matrices of the parameters
                 // the instance keeps, so the refused call changes nothing.
-                if matches!(
-                    self.phase,
-                    Phase::StepComplete | Phase::StepFailed | Phase::Terminated | Phase::EventMode
-                ) {
+                if assembled(self.phase) {
                     let _ = self.lcs.assemble(&self.model, &self.params);
                 }
                 return Err(FmiError::error(format!(
@@ -725,6 +726,7 @@ impl Instance {
         self.states.copy_from_slice(&s.states);
         self.pairs.copy_from_slice(&s.pairs);
         self.stepper.restore(s.cached_step, &s.active_set);
+        self.restore_exchange(s);
         self.feedthrough.invalidate();
         // An event a restored step stopped at is met again by the next step.
         self.event_pending = false;

@@ -14,15 +14,17 @@
 //! projected onto its constraints (`valuesOfContinuousStatesChanged`), and the
 //! documented accumulation rule when events crowd. One update always settles an
 //! event: a second one is never needed at the same instant and there are no
-//! time events. FMU states are not provided for Model Exchange
-//! (`canGetAndSetFMUstate="false"`): the engine's event history is not part of
-//! a snapshot.
+//! time events. An FMU state holds the engine's mode and event history
+//! ([`crate::scheme::exchange::History`]), so a restored run repeats the
+//! original bit for bit.
 //!
 //! Only linear first-order models qualify ([`refusal`]): a mechanical model's
 //! impacts are velocity jumps whose Newton restitution and friction cones have
 //! no mode ODE in this engine, and nonlinear rows or `time` sources have modes
 //! that are not linear ODEs. Nothing on the per-call path allocates: the
 //! engine's workspace is sized when the instance is made.
+
+mod fmu_state;
 
 use super::state::{Call, Phase};
 use super::variables::Kind;
@@ -286,7 +288,7 @@ impl Instance {
         let me = self.exchange.as_deref_mut().expect("checked");
         let enter_event_mode = me
             .engine
-            .violated(&self.lcs, &self.states, &self.inputs)
+            .completed_step(&self.lcs, &self.states, &self.inputs)
             .map_err(|why| mode_failed(self.time, why))?;
         Ok(StepCompleted { enter_event_mode })
     }

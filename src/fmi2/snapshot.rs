@@ -9,17 +9,31 @@
 //! `"LCSF" | u16 version | u16 GUID length | GUID | u8 phase | u8 flags |
 //! f64 time, start, stop, last successful time, cached step |
 //! u32 np, nw, nx, nu | f64 parameters, inputs, states, multipliers | u8 active set |
-//! u64 FNV-1a checksum of everything before it`. Reading checks every part, so
-//! truncated, corrupted or foreign bytes are refused with a reason.
+//! [Model Exchange part] | u64 FNV-1a checksum of everything before it`. The
+//! Model Exchange part (flag 8; an FMU state of a Model Exchange instance) is
+//! `f64 importer tolerance (flag 16 when given), event tolerance | u64 events |
+//! f64 last event time | u64 per pair: event of its last change | f64 per
+//! state: where the importer's step started | f64 two paths | u64 two step
+//! counts | u8 overshoot bits` (see [`crate::scheme::exchange::History`]).
+//! Reading checks every part, so truncated, corrupted or foreign bytes are
+//! refused with a reason.
 
 use super::state::Phase;
 use crate::lcp::Bound;
 
+mod exchange_part;
+
+pub use exchange_part::ExchangeState;
+use exchange_part::{read_exchange, write_exchange};
+
 const MAGIC: &[u8; 4] = b"LCSF";
-const VERSION: u16 = 1;
+/// 2 added the Model Exchange part; version 1 states (without it) are read too.
+const VERSION: u16 = 2;
 const TERMINATED: u8 = 1;
 const CONSISTENT: u8 = 2;
 const STOP_DEFINED: u8 = 4;
+const EXCHANGE: u8 = 8;
+const TOLERANCE_DEFINED: u8 = 16;
 
 /// The dynamic data of an instance.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,6 +53,8 @@ pub struct Snapshot {
     pub states: Vec<f64>,
     pub pairs: Vec<f64>,
     pub active_set: Vec<Bound>,
+    /// Of a Model Exchange instance.
+    pub exchange: Option<ExchangeState>,
 }
 
 /// The sizes a snapshot must have to belong to a model.
@@ -73,6 +89,13 @@ impl Snapshot {
                 STOP_DEFINED
             } else {
                 0
+            })
+            | (if self.exchange.is_some() { EXCHANGE } else { 0 })
+            | (match &self.exchange {
+                Some(ExchangeState {
+                    tolerance: Some(_), ..
+                }) => TOLERANCE_DEFINED,
+                _ => 0,
             });
         b.push(flags);
         for v in [
@@ -102,6 +125,9 @@ impl Snapshot {
             b.extend_from_slice(&v.to_le_bytes());
         }
         b.extend(self.active_set.iter().map(|s| *s as u8));
+        if let Some(me) = &self.exchange {
+            write_exchange(&mut b, me);
+        }
         let sum = fnv1a(&b);
         b.extend_from_slice(&sum.to_le_bytes());
         b
@@ -121,7 +147,7 @@ impl Snapshot {
             pos: 4,
         };
         let version = r.u16()?;
-        if version != VERSION {
+        if version != VERSION && version != 1 {
             return Err(format!(
                 "FMU state format version {version} is not supported (expected {VERSION})"
             ));
@@ -166,6 +192,18 @@ impl Snapshot {
                 _ => Err("FMU state has an invalid active set".to_string()),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let exchange = if flags & EXCHANGE != 0 {
+            if version == 1 {
+                return Err("FMU state format version 1 has no Model Exchange part".into());
+            }
+            let me = read_exchange(&mut r, flags, &active_set, sizes)?;
+            if let Some(why) = me.engine.refusal(sizes.nx, sizes.nu) {
+                return Err(format!("FMU state is unusable: {why}"));
+            }
+            Some(me)
+        } else {
+            None
+        };
         if r.pos != body.len() {
             return Err("FMU state has trailing bytes".into());
         }
@@ -193,17 +231,18 @@ impl Snapshot {
             states,
             pairs,
             active_set,
+            exchange,
         })
     }
 }
 
-struct Reader<'a> {
+pub(super) struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
 }
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+    pub(super) fn take(&mut self, n: usize) -> Result<&[u8], String> {
         let end = self
             .pos
             .checked_add(n)
@@ -213,20 +252,25 @@ impl Reader<'_> {
         self.pos = end;
         Ok(s)
     }
-    fn u8(&mut self) -> Result<u8, String> {
+    pub(super) fn u8(&mut self) -> Result<u8, String> {
         Ok(self.take(1)?[0])
     }
-    fn u16(&mut self) -> Result<u16, String> {
+    pub(super) fn u16(&mut self) -> Result<u16, String> {
         Ok(u16::from_le_bytes(
             self.take(2)?.try_into().expect("2 bytes"),
         ))
     }
-    fn u32(&mut self) -> Result<u32, String> {
+    pub(super) fn u32(&mut self) -> Result<u32, String> {
         Ok(u32::from_le_bytes(
             self.take(4)?.try_into().expect("4 bytes"),
         ))
     }
-    fn f64(&mut self) -> Result<f64, String> {
+    pub(super) fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+    pub(super) fn f64(&mut self) -> Result<f64, String> {
         Ok(f64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))
@@ -236,6 +280,7 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scheme::exchange::History;
 
     fn sample() -> Snapshot {
         Snapshot {
@@ -252,6 +297,31 @@ mod tests {
             states: vec![0.1, -0.2],
             pairs: vec![1.0, -1.0],
             active_set: vec![Bound::Upper, Bound::Lower],
+            exchange: None,
+        }
+    }
+
+    fn sample_exchange() -> Snapshot {
+        Snapshot {
+            phase: Phase::ContinuousTimeMode,
+            exchange: Some(ExchangeState {
+                tolerance: Some(1e-6),
+                engine: History {
+                    atol: 1e-6,
+                    active: vec![Bound::Upper, Bound::Lower],
+                    events: 3,
+                    last_event: 0.25,
+                    changed_at: vec![2, u64::MAX],
+                    step_start: vec![0.1, -0.19],
+                    path: 0.5,
+                    path_since_event_before: 0.75,
+                    steps_since_event: 4,
+                    steps_between_events: u64::MAX,
+                    overshoot: true,
+                    overshoot_before: false,
+                },
+            }),
+            ..sample()
         }
     }
     const SIZES: Sizes = Sizes {
@@ -263,9 +333,31 @@ mod tests {
 
     #[test]
     fn round_trip_is_exact() {
-        let s = sample();
-        let bytes = s.to_bytes("{guid}");
-        assert_eq!(Snapshot::from_bytes(&bytes, "{guid}", SIZES).unwrap(), s);
+        for s in [sample(), sample_exchange()] {
+            let bytes = s.to_bytes("{guid}");
+            assert_eq!(Snapshot::from_bytes(&bytes, "{guid}", SIZES).unwrap(), s);
+        }
+        let mut first = sample_exchange();
+        first.exchange.as_mut().unwrap().engine.last_event = f64::NEG_INFINITY;
+        let bytes = first.to_bytes("{guid}");
+        assert_eq!(
+            Snapshot::from_bytes(&bytes, "{guid}", SIZES).unwrap(),
+            first
+        );
+    }
+
+    #[test]
+    fn unusable_model_exchange_parts_are_refused_with_the_reason() {
+        let refused = |edit: &dyn Fn(&mut History)| {
+            let mut s = sample_exchange();
+            edit(&mut s.exchange.as_mut().unwrap().engine);
+            Snapshot::from_bytes(&s.to_bytes("{guid}"), "{guid}", SIZES).unwrap_err()
+        };
+        assert!(refused(&|h| h.atol = 0.0).contains("event tolerance"));
+        assert!(refused(&|h| h.last_event = f64::NAN).contains("last event"));
+        assert!(refused(&|h| h.changed_at[1] = 9).contains("after the last event"));
+        assert!(refused(&|h| h.step_start[0] = f64::INFINITY).contains("not finite"));
+        assert!(refused(&|h| h.path = -1.0).contains("not finite"));
     }
 
     #[test]

@@ -15,6 +15,8 @@
 //! the state onto the constraints the new mode holds. A pair whose `y` has
 //! relative degree one slides: its mode holds `y = 0` through the derivative,
 //! so a relay's sliding surface is followed without a single further event.
+//! An integrator that reports the event only after stepping past the surface
+//! is brought back onto it by the [`capture`] rule instead of chattering.
 //!
 //! Accumulations: events closer together than [`EVENT_FLOOR`] (relative to
 //! the time, at least absolute) are an accumulation point (Zeno), which no
@@ -30,6 +32,13 @@
 //!
 //! Inputs change under an importer at any time: the mode is rebuilt for the
 //! inputs of each call that reads it (a comparison when they are unchanged).
+
+mod accumulate;
+mod capture;
+mod directional;
+mod history;
+
+pub use history::History;
 
 use super::event::{EVENT_FLOOR, SELECT_STEP};
 use super::mode::{Guard, ModeSystem, SingularMode};
@@ -67,6 +76,24 @@ pub struct Exchange {
     mode: ModeSystem,
     active: Vec<Bound>,
     previous: Vec<Bound>,
+    /// The mode with the fired pairs changed side (for the capture rule).
+    flipped: Vec<Bound>,
+    /// The pairs whose guards fired at the current event.
+    fired: Vec<bool>,
+    /// The path the importer's steps travelled since the start of the step
+    /// that ended at the last event, and at this event (the capture rule's
+    /// reach for the pairs of the event before).
+    path: f64,
+    path_since_event_before: f64,
+    /// Steps the importer completed since the last event, and whether that
+    /// event and the current one were stepped over (a fired guard below its
+    /// tolerance: the importer did not locate it).
+    steps_since_event: u64,
+    steps_between_events: u64,
+    overshoot: bool,
+    overshoot_before: bool,
+    /// The pinned pairs a capture holds at `y = 0`.
+    hold: Vec<bool>,
     /// Whether the mode is built, and for which inputs.
     built: bool,
     built_for: Vec<f64>,
@@ -82,6 +109,14 @@ pub struct Exchange {
     last_event: f64,
     changed_at: Vec<u64>,
     x_before: Vec<f64>,
+    /// Where the importer's current step started: the state at the last
+    /// completed step that violated no guard, or after the last event.
+    step_start: Vec<f64>,
+    /// Where on the chord from `step_start` to the event's state the first
+    /// fired guard reads zero (0 at the start, 1 at the event).
+    crossing: f64,
+    /// The state there.
+    crossed: Vec<f64>,
     /// A state projected before it is known to be taken.
     trial: Vec<f64>,
     /// The mode's constant term, and seeded inputs, for directional derivatives.
@@ -99,6 +134,15 @@ impl Exchange {
             mode: ModeSystem::new(nx, nu, nw),
             active: vec![Bound::Free; nu],
             previous: vec![Bound::Free; nu],
+            flipped: vec![Bound::Free; nu],
+            fired: vec![false; nu],
+            hold: vec![false; nu],
+            path: 0.0,
+            path_since_event_before: 0.0,
+            steps_since_event: 0,
+            steps_between_events: u64::MAX,
+            overshoot: false,
+            overshoot_before: false,
             built: false,
             built_for: vec![0.0; nw],
             select: Problem::boxed(
@@ -123,6 +167,9 @@ impl Exchange {
             last_event: f64::NEG_INFINITY,
             changed_at: vec![NEVER; nu],
             x_before: vec![0.0; nx],
+            step_start: vec![0.0; nx],
+            crossing: 1.0,
+            crossed: vec![0.0; nx],
             trial: vec![0.0; nx],
             b_saved: vec![0.0; nx],
             w_seeded: vec![0.0; nw],
@@ -149,7 +196,9 @@ impl Exchange {
     /// states) and projects `x` onto its constraints; true when `x` moved.
     pub fn enter(&mut self, lcs: &Lcs, x: &mut [f64], w: &[f64]) -> Result<bool, StepError> {
         self.select(lcs, x, w)?;
-        Ok(self.project(x))
+        let moved = self.project(x);
+        self.step_start.copy_from_slice(x);
+        Ok(moved)
     }
 
     /// `x'` of the current mode at `x` with inputs `w`.
@@ -193,49 +242,20 @@ impl Exchange {
         Ok(())
     }
 
-    /// The directional derivative of the mode's ODE `x' = a x + b(w)`:
-    /// `a dx + b(w + dw) - b(w)` (the mode is affine in the inputs, so the
-    /// difference is the derivative, to rounding). The mode stays the one for
-    /// `w`; nothing allocates.
-    pub fn directional(
-        &mut self,
-        lcs: &Lcs,
-        w: &[f64],
-        dx: &[f64],
-        dw: &[f64],
-        out: &mut [f64],
-    ) -> Result<(), StepError> {
+    /// After the importer completed a step at `x`: whether a guard of the
+    /// current mode is below zero by more than its tolerance there (an
+    /// indicator's sign change the integrator stepped over without locating
+    /// it). When none is, `x` is where the next step starts.
+    pub fn completed_step(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<bool, StepError> {
         self.follow_inputs(lcs, w)?;
-        self.b_saved.fill(0.0);
-        crate::linalg::gemv_from(out, &self.b_saved, &self.mode.a, dx);
-        if dw.iter().all(|v| *v == 0.0) {
-            return Ok(());
+        let violated = (0..self.mode.guards.len())
+            .any(|r| self.mode.guard(r, x) < -self.mode.guard_tolerance(r, x, self.atol));
+        if !violated {
+            self.path += capture::distance(x, &self.step_start);
+            self.steps_since_event += 1;
+            self.step_start.copy_from_slice(x);
         }
-        self.b_saved.copy_from_slice(self.mode.b.as_slice());
-        for ((s, a), d) in self.w_seeded.iter_mut().zip(w).zip(dw) {
-            *s = a + d;
-        }
-        let seeded = std::mem::take(&mut self.w_seeded);
-        let built = self.build(lcs, &seeded);
-        if built.is_ok() {
-            for ((o, b1), b0) in out.iter_mut().zip(self.mode.b.iter()).zip(&self.b_saved) {
-                *o += b1 - b0;
-            }
-        }
-        self.w_seeded = seeded;
-        // Back to the mode for `w` (the same bits: a rebuild is deterministic).
-        self.build(lcs, w)
-            .and(built)
-            .map_err(|SingularMode| StepError::SingularMode)
-    }
-
-    /// Whether a guard of the current mode is below zero by more than its
-    /// tolerance at `x`: an indicator's sign change the importer's integrator
-    /// stepped over without locating it (checked after each completed step).
-    pub fn violated(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<bool, StepError> {
-        self.follow_inputs(lcs, w)?;
-        Ok((0..self.mode.guards.len())
-            .any(|r| self.mode.guard(r, x) < -self.mode.guard_tolerance(r, x, self.atol)))
+        Ok(violated)
     }
 
     /// Events so far (an event that kept the mode does not count).
@@ -254,9 +274,17 @@ impl Exchange {
     ) -> Result<EventOutcome, StepError> {
         self.follow_inputs(lcs, w)?;
         if self.mode.consistent(x, self.atol) {
+            self.step_start.copy_from_slice(x);
             return Ok(EventOutcome::Kept);
         }
         self.events += 1;
+        let this_step = capture::distance(x, &self.step_start);
+        self.path_since_event_before = self.path + this_step;
+        self.path = this_step;
+        self.steps_between_events = self.steps_since_event;
+        self.steps_since_event = 0;
+        self.overshoot_before = self.overshoot;
+        self.overshoot = false;
         let crowded = t - self.last_event < EVENT_FLOOR * t.abs().max(1.0);
         self.last_event = t;
         self.previous.copy_from_slice(&self.active);
@@ -270,6 +298,8 @@ impl Exchange {
             // untouched: `x` moves only after a mode is chosen).
             self.active.copy_from_slice(&self.previous);
             let _ = self.build(lcs, w);
+        } else {
+            self.step_start.copy_from_slice(x);
         }
         outcome
     }
@@ -277,17 +307,40 @@ impl Exchange {
     /// The next mode at a regular event, and the projection onto it.
     fn switch(&mut self, lcs: &Lcs, x: &mut [f64], w: &[f64]) -> Result<EventOutcome, StepError> {
         // The fired guards' pairs change side; the selection LCP decides when
-        // that is not the motion.
+        // that is not the motion. The first fired guard's zero on the chord of
+        // the importer's step is where the step crossed (for the capture rule).
+        self.crossing = 1.0;
+        self.fired.fill(false);
         for r in 0..self.mode.guards.len() {
-            if self.mode.guard(r, x) <= self.mode.guard_tolerance(r, x, self.atol) {
+            let (g, tol) = (
+                self.mode.guard(r, x),
+                self.mode.guard_tolerance(r, x, self.atol),
+            );
+            self.overshoot |= g < -tol;
+            if g <= tol {
+                let g_start = self.mode.guard(r, &self.step_start);
+                if g_start > g {
+                    self.crossing = self.crossing.min((g_start / (g_start - g)).clamp(0.0, 1.0));
+                }
                 match self.mode.guards[r] {
-                    Guard::LowerY(i) | Guard::UpperY(i) => self.active[i] = Bound::Free,
+                    Guard::LowerY(i) | Guard::UpperY(i) => {
+                        self.active[i] = Bound::Free;
+                        self.fired[i] = true;
+                    }
                     Guard::AboveLo(i) => self.active[i] = Bound::Lower,
                     Guard::BelowHi(i) => self.active[i] = Bound::Upper,
                 }
             }
         }
         let follows = self.build(lcs, w).is_ok() && self.mode.consistent(x, self.atol);
+        // Only an event the importer stepped over (a fired guard below its
+        // tolerance) is captured: a located one takes the regular path.
+        if !follows && self.overshoot {
+            if let Some(projected) = self.capture(lcs, x, w) {
+                self.mark_changes();
+                return Ok(EventOutcome::Switched { projected });
+            }
+        }
         if !follows {
             self.active.copy_from_slice(&self.previous);
             self.select(lcs, x, w)?;
@@ -296,39 +349,6 @@ impl Exchange {
         Ok(EventOutcome::Switched {
             projected: self.project(x),
         })
-    }
-
-    /// Frees the pairs that switched during the last events and moves `x`
-    /// onto their surfaces.
-    fn accumulate(
-        &mut self,
-        lcs: &Lcs,
-        x: &mut [f64],
-        w: &[f64],
-    ) -> Result<EventOutcome, StepError> {
-        for (i, a) in self.active.iter_mut().enumerate() {
-            let at = self.changed_at[i];
-            if at != NEVER && at + ACCUMULATING > self.events {
-                *a = Bound::Free;
-            }
-        }
-        if self.build(lcs, w).is_err() || self.mode.drift(x) > ACCUMULATION_DRIFT {
-            return Err(StepError::SingularMode);
-        }
-        // Projected on a copy: a refused accumulation leaves `x` as it was.
-        let mut trial = std::mem::take(&mut self.trial);
-        trial.copy_from_slice(x);
-        self.mode.project(&mut trial, self.atol);
-        let follows = self.mode.consistent(&trial, self.atol);
-        if follows {
-            x.copy_from_slice(&trial);
-        }
-        self.trial = trial;
-        if !follows {
-            return Err(StepError::SingularMode);
-        }
-        self.mark_changes();
-        Ok(EventOutcome::Accumulated)
     }
 
     fn mark_changes(&mut self) {

@@ -345,11 +345,17 @@ impl ModeSystem {
     /// relay off its surface, an integrator 5e-14 past its limit). Dependent
     /// constraints (the two sides of a stuck friction contact) count once.
     pub fn project(&mut self, x: &mut [f64], atol: f64) {
+        self.project_holding(x, atol, &[]);
+    }
+
+    /// [`ModeSystem::project`], with the `y` of each pinned pair `i` with
+    /// `hold[i]` also put at zero, however far it is (the capture rule).
+    pub fn project_holding(&mut self, x: &mut [f64], atol: f64, hold: &[bool]) {
         let nu = self.y0.len();
         crate::linalg::gemv_from(&mut self.xdot, self.b.as_slice(), &self.a, x);
         let mut chosen = 0;
         for i in 0..nu {
-            let held = if self.derivative.contains(&i) {
+            let held = if self.derivative.contains(&i) || hold.get(i) == Some(&true) {
                 true
             } else if self.free.contains(&i) {
                 false
@@ -408,6 +414,32 @@ impl ModeSystem {
                 self.k[(a, b)] = g;
             }
         }
+    }
+
+    /// Whether free pair `i` is held at `y_i = 0` through its derivative in
+    /// this mode (it slides).
+    pub fn slides(&self, i: usize) -> bool {
+        self.derivative.contains(&i)
+    }
+
+    /// Whether the mode keeps `y_i` where it is at `x`: pair `i` slides, or
+    /// it is pinned and `y_i` does not change there (to rounding: a stuck
+    /// mass with no force on it).
+    pub fn keeps_y(&mut self, i: usize, x: &[f64]) -> bool {
+        if self.slides(i) {
+            return true;
+        }
+        if self.free.contains(&i) {
+            return false;
+        }
+        crate::linalg::gemv_from(&mut self.xdot, self.b.as_slice(), &self.a, x);
+        let (mut rate, mut size, mut reach) = (0.0, 0.0f64, 0.0);
+        for (c, v) in self.xdot.iter().enumerate() {
+            rate += self.cy[(i, c)] * v;
+            size += (self.cy[(i, c)] * v).abs();
+            reach += self.cy[(i, c)].abs();
+        }
+        reach > 0.0 && rate.abs() <= 1e-12 * size.max(1.0)
     }
 
     /// Guard `r` at state `x` (nonnegative while the mode holds).

@@ -45,8 +45,8 @@ fn calls_outside_the_table_are_refused_and_change_nothing() {
     // Co-simulation calls on a Model Exchange instance.
     let e = i.do_step(0.0, 0.1).unwrap_err();
     assert!(e.message.contains("DoStep"), "{}", e.message);
-    let e = i.check(lcsfmu::fmi2::state::Call::FmuState).unwrap_err();
-    assert!(e.message.contains("canGetAndSetFMUstate"), "{}", e.message);
+    // FMU states are provided for Model Exchange.
+    assert!(i.check(lcsfmu::fmi2::state::Call::FmuState).is_ok());
     // NaN and a wrong count: refused, the states kept.
     let e = i.set_continuous_states(&[f64::NAN, 0.0]).unwrap_err();
     assert!(
@@ -219,4 +219,266 @@ fn directional_derivatives_equal_finite_differences_of_the_mode() {
             .is_err());
     }
     eprintln!("directional derivatives: {checked} columns equal finite differences");
+}
+
+/// What a fixed-step forward-Euler importer that does not locate events
+/// (FMPy's Euler) sees: `(time, values_changed, u, x)` at each event that
+/// changed the mode, and the states at the end.
+struct EulerRun {
+    events: Vec<(f64, bool, f64, Vec<f64>)>,
+    off_surface_after_first: f64,
+    end: Vec<f64>,
+}
+
+/// Euler with step `h` to `stop` on the relay with `x1(0) = x1_start`, the
+/// event at the end of each step whose indicators changed sign or whose
+/// completed step asks for one; nothing on that path may allocate.
+fn relay_under_euler(x1_start: &str, h: f64, stop: f64) -> EulerRun {
+    let m = super::model_edited(
+        "relay_feedback",
+        "start = 0.5",
+        &format!("start = {x1_start}"),
+    );
+    let mut i = Instance::new(m, "test");
+    i.use_model_exchange().unwrap();
+    i.setup_experiment(0.0, None).unwrap();
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    i.new_discrete_states().unwrap();
+    i.enter_continuous_time_mode().unwrap();
+    let names = variables::variables(i.model())
+        .iter()
+        .map(|v| v.name.to_string())
+        .collect::<Vec<_>>();
+    let u_vr = [names.iter().position(|n| n == "u").unwrap() as u32];
+    let (mut x, mut dx, mut z0, mut z1, mut u) = (
+        vec![0.0; 2],
+        vec![0.0; 2],
+        vec![0.0; 2],
+        vec![0.0; 2],
+        [0.0],
+    );
+    let mut run = EulerRun {
+        events: vec![],
+        off_surface_after_first: 0.0,
+        end: vec![],
+    };
+    let steps = (stop / h).round() as usize;
+    let mut worst = 0;
+    for k in 1..=steps {
+        let (n, event) = allocations(|| {
+            i.get_continuous_states(&mut x).unwrap();
+            i.get_derivatives(&mut dx).unwrap();
+            i.get_event_indicators(&mut z0).unwrap();
+            for c in 0..2 {
+                x[c] += h * dx[c];
+            }
+            i.set_time(k as f64 * h).unwrap();
+            i.set_continuous_states(&x).unwrap();
+            i.get_event_indicators(&mut z1).unwrap();
+            let crossed = (0..2).any(|c| (z0[c] > 0.0) != (z1[c] > 0.0));
+            let step = i.completed_integrator_step().unwrap();
+            if !(crossed || step.enter_event_mode) {
+                return None;
+            }
+            let before = i.model_exchange_events().unwrap();
+            i.enter_event_mode().unwrap();
+            let update = i.new_discrete_states().unwrap();
+            i.enter_continuous_time_mode().unwrap();
+            i.get_continuous_states(&mut x).unwrap();
+            i.get_reals(&u_vr, &mut u).unwrap();
+            (i.model_exchange_events().unwrap() > before).then_some((update.values_changed, u[0]))
+        });
+        worst = worst.max(n);
+        if let Some((changed, u)) = event {
+            run.events.push((k as f64 * h, changed, u, x.clone()));
+        } else if !run.events.is_empty() {
+            run.off_surface_after_first = run.off_surface_after_first.max((x[0] + x[1]).abs());
+        }
+    }
+    assert_eq!(
+        worst, 0,
+        "allocations on the per-call path, events included"
+    );
+    i.get_continuous_states(&mut x).unwrap();
+    run.end = x;
+    run
+}
+
+#[test]
+fn euler_without_event_location_enters_the_relay_sliding_mode_instead_of_chattering() {
+    // Before the capture rule: 162 (h = 1e-2) and 542 (h = 1e-3) events with FMPy's Euler.
+    for h in [1e-2, 1e-3] {
+        let run = relay_under_euler("0.5", h, 3.0);
+        assert_eq!(run.events.len(), 1, "h = {h}: {:?}", run.events);
+        let (t, changed, u, x) = &run.events[0];
+        // The step that crossed sqrt(2) - 1; the state is projected onto x1 + x2 = 0.
+        assert!((t - (2f64.sqrt() - 1.0)).abs() <= h, "h = {h}: {t}");
+        assert!(*changed && (x[0] + x[1]).abs() <= 1e-15, "h = {h}: {x:?}");
+        // The equivalent control, strictly inside the relay's bounds.
+        assert!(u.abs() < 1.0, "h = {h}: u = {u}");
+        assert!(
+            run.off_surface_after_first <= 1e-12,
+            "h = {h}: {}",
+            run.off_surface_after_first
+        );
+        // Euler's first order against the exact x1(3) = 0.0312055.
+        assert!(
+            (run.end[0] - 0.0312055).abs() <= h,
+            "h = {h}: x1(3) = {}",
+            run.end[0]
+        );
+        eprintln!(
+            "relay, Euler h = {h}: 1 event at {t}, x1(3) = {}",
+            run.end[0]
+        );
+    }
+}
+
+#[test]
+fn a_transversal_crossing_under_euler_still_switches_sides() {
+    // From x1 = 3 the relay reaches x1 + x2 = 0 at t = sqrt(7) - 1 with x2 = 1 - sqrt(7):
+    // the equivalent control x2 is outside [-1, 1], the far side's field (x2 + 1 < 0)
+    // points away from the surface, and the state must cross with u = -1. The
+    // motion turns back later (x2 rises to -1) and then slides.
+    for h in [1e-2, 1e-3] {
+        let run = relay_under_euler("3.0", h, 6.0);
+        let (t, changed, u, x) = &run.events[0];
+        // Euler's own crossing is O(h) off the exact one.
+        assert!((t - (7f64.sqrt() - 1.0)).abs() <= 5.0 * h, "h = {h}: {t}");
+        assert!(
+            !changed && *u == -1.0 && x[0] + x[1] < 0.0,
+            "h = {h}: {:?}",
+            run.events[0]
+        );
+        assert_eq!(run.events.len(), 2, "h = {h}: {:?}", run.events);
+        let (_, changed, u, x) = &run.events[1];
+        assert!(
+            *changed && u.abs() < 1.0 && (x[0] + x[1]).abs() <= 1e-15,
+            "{:?}",
+            run.events[1]
+        );
+        assert!(
+            (run.end[0] + run.end[1]).abs() <= 1e-12,
+            "h = {h}: {:?}",
+            run.end
+        );
+    }
+}
+
+/// One step of a forward-Euler importer without event location, as FMPy's:
+/// the event at the end of a step whose indicators changed sign or whose
+/// completed step asks for one. Returns whether an event was handled.
+fn euler_step(
+    i: &mut Instance,
+    t: f64,
+    h: f64,
+    x: &mut [f64],
+    dx: &mut [f64],
+    z: &mut [Vec<f64>; 2],
+) -> bool {
+    i.get_continuous_states(x).unwrap();
+    i.get_derivatives(dx).unwrap();
+    i.get_event_indicators(&mut z[0]).unwrap();
+    for (xc, d) in x.iter_mut().zip(dx.iter()) {
+        *xc += h * d;
+    }
+    i.set_time(t + h).unwrap();
+    i.set_continuous_states(x).unwrap();
+    i.get_event_indicators(&mut z[1]).unwrap();
+    let crossed = z[0]
+        .iter()
+        .zip(&z[1])
+        .any(|(a, b)| (*a > 0.0) != (*b > 0.0));
+    if !(i.completed_integrator_step().unwrap().enter_event_mode || crossed) {
+        return false;
+    }
+    i.enter_event_mode().unwrap();
+    i.new_discrete_states().unwrap();
+    i.enter_continuous_time_mode().unwrap();
+    true
+}
+
+/// `(t, states)` after each of `steps` Euler steps from the instance's state
+/// at step `first` (time `first h`).
+fn euler_trace(i: &mut Instance, first: usize, h: f64, steps: usize) -> Vec<(f64, Vec<f64>)> {
+    let (nx, nz) = (i.model().nx(), i.event_indicator_count());
+    let (mut x, mut dx, mut z) = (vec![0.0; nx], vec![0.0; nx], [vec![0.0; nz], vec![0.0; nz]]);
+    (1..=steps)
+        .map(|k| {
+            let t = (first + k - 1) as f64 * h;
+            euler_step(i, t, h, &mut x, &mut dx, &mut z);
+            i.get_continuous_states(&mut x).unwrap();
+            (t + h, x.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn fmu_states_of_model_exchange_repeat_the_run_bit_for_bit() {
+    // The sign spiral under Euler (h = 1e-2) goes through axis crossings, the
+    // back-and-forth capture onto its origin and the accumulation bookkeeping:
+    // FMU states taken before and after its events, restored (also from their
+    // serialized bytes, and after the run went on through mode changes), repeat
+    // the uninterrupted run exactly.
+    let h = 1e-2;
+    let mut i = running("sign_spiral");
+    let whole = euler_trace(&mut i, 0, h, 200);
+    let mut i = running("sign_spiral");
+    for cut in [30usize, 95, 100, 103, 150] {
+        let mut fresh = running("sign_spiral");
+        let _ = euler_trace(&mut fresh, 0, h, cut);
+        let saved = fresh.snapshot();
+        assert!(saved.exchange.is_some());
+        let bytes = fresh.serialize(&saved);
+        // Go on past further events, then back to the state, from its bytes.
+        let _ = euler_trace(&mut fresh, cut, h, 200 - cut);
+        let restored = i.deserialize(&bytes).unwrap();
+        // (compared as bytes: an unused cached step is NaN)
+        assert_eq!(i.serialize(&restored), bytes);
+        i.restore(&restored).unwrap();
+        assert_eq!(i.phase(), Phase::ContinuousTimeMode);
+        let rest = euler_trace(&mut i, cut, h, 200 - cut);
+        for ((ta, xa), (tb, xb)) in rest.iter().zip(&whole[cut..]) {
+            assert_eq!(ta.to_bits(), tb.to_bits());
+            assert!(
+                xa.iter().zip(xb).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "cut at step {cut}: t = {ta}: {xa:?} != {xb:?}"
+            );
+        }
+        assert_eq!(
+            i.model_exchange_events(),
+            fresh.model_exchange_events(),
+            "cut at {cut}"
+        );
+    }
+    // The run reached the origin through events: the cuts cross mode changes.
+    assert!(whole.last().unwrap().1 == [0.0, 0.0], "{:?}", whole.last());
+}
+
+#[test]
+fn fmu_states_of_the_other_interface_type_are_refused() {
+    let me = running("rlc_diode");
+    let mut cs = Instance::new(model("rlc_diode"), "test");
+    cs.setup_experiment(0.0, None).unwrap();
+    cs.enter_initialization_mode().unwrap();
+    cs.exit_initialization_mode().unwrap();
+    let mut me2 = running("rlc_diode");
+    let e = me2.restore(&cs.snapshot()).unwrap_err();
+    assert!(
+        e.message.contains("Co-Simulation instance"),
+        "{}",
+        e.message
+    );
+    let e = cs.restore(&me.snapshot()).unwrap_err();
+    assert!(
+        e.message.contains("Model Exchange instance"),
+        "{}",
+        e.message
+    );
+    // A hostile Model Exchange part (a pair changed side after the last event).
+    let mut s = me.snapshot();
+    s.exchange.as_mut().unwrap().engine.changed_at[0] = 7;
+    let e = me2.deserialize(&me.serialize(&s)).unwrap_err();
+    assert!(e.message.contains("after the last event"), "{}", e.message);
 }

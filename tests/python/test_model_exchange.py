@@ -11,6 +11,13 @@ fixture `me_fmus` run for both FMI versions (ids fmi2, fmi3), the others say whi
                                              CVode at rtol 1e-10), then the exact decay
     test_relay_slides_without_chattering     one event at sqrt(2) - 1, then on the surface
                                              x1 + x2 = 0 to 3 (x1(3) = 0.0312055)
+    test_euler_enters_sliding_modes          FMPy's Euler (h = 1e-2, 1e-3, no event location): the relay
+                                             slides after 2 events, the friction mass sticks at v = 0,
+                                             the spiral ends on the origin (capture rule); rlc_diode and
+                                             the saturated integrator keep their event counts
+    test_fmu_state_repeats_the_run           FMPy's FMU2Model, Euler by hand: a state saved at an event,
+                                             serialized, restored after the run went on through mode
+                                             changes, repeats the uninterrupted run bit for bit
     test_saturated_integrator_limits         leaves its limits exactly where sin t changes sign;
                                              reaches them within FMPy's input lag (see the test)
     test_sign_spiral_ends_on_the_origin      finishes in a subprocess with a timeout, on the origin,
@@ -148,6 +155,124 @@ def test_relay_slides_without_chattering(me_fmus):
     assert np.max(np.abs(r["x1"][on] + r["x2"][on])) <= 1e-12
     # the relay output is the equivalent control, strictly inside (-1, 1)
     assert np.all(np.abs(r["u"][on]) < 1)
+
+
+@pytest.mark.parametrize("h", [1e-2, 1e-3])
+def test_euler_enters_sliding_modes(me_fmus, h):
+    # Before the capture rule (measured): relay 162 / 542 events, coulomb_friction 399 / 3981,
+    # sign_spiral 105 / 1005 for h = 1e-2 / 1e-3. FMPy's Euler enters Event Mode twice per
+    # switch: once at the step that crossed, once more the next step (it compares the new
+    # mode's indicators with the old mode's), where the mode is kept.
+    def euler(model):
+        return me_run(me_fmus[model], solver="Euler", step_size=h, output_interval=h, timeout=60)
+
+    r, events = euler("relay_feedback")
+    assert events == 2, events
+    t = r["time"]
+    on = t > math.sqrt(2) - 1 + 2 * h
+    assert np.max(np.abs(r["x1"][on] + r["x2"][on])) <= 1e-12
+    assert np.all(np.abs(r["u"][on]) < 1)
+    assert abs(r["x1"][-1] - 0.0312055) <= 2 * h, r["x1"][-1]
+    # Coulomb friction: decelerates at mu g = 98.1 from v = 100, sticks at t = 100 / 98.1
+    # with x = 100^2 / (2 * 98.1) = 50.9684 (validation: the exact stop), then stays.
+    r, events = euler("coulomb_friction")
+    assert events == 2, events
+    stuck = r["time"] > 100 / 98.1 + 2 * h
+    assert np.all(r["v"][stuck] == 0.0)
+    assert abs(r["x"][-1] - 1e4 / (2 * 98.1)) <= 60 * h, r["x"][-1]
+    # The sign spiral reaches the origin (exactly at t = 1) and stays on it.
+    r, events = euler("sign_spiral")
+    assert events <= 20, events
+    after = r["time"] > 1.0 + 0.1
+    assert np.all(r["x1"][after] == 0.0) and np.all(r["x2"][after] == 0.0)
+    # Genuine switches are not captured: the diode blocks, the integrator leaves its limits.
+    r, events = euler("rlc_diode")
+    assert events == 2, events
+    assert np.all(r["u_D"][r["time"] > 1.2091996 + 2 * h] > 0)
+    times = np.linspace(0.0, 10.0, 10001)
+    inp = np.array(list(zip(times, np.sin(times))), dtype=[("time", float), ("x", float)])
+    r, events = me_run(me_fmus["saturated_integrator"], solver="Euler", step_size=h,
+                       output_interval=h, input=inp, stop_time=10.0)
+    assert events == 9, events
+    assert abs(at(r, "y", 4.0) - 0.15364362) <= 5 * h
+
+
+def euler_by_hand(m, nx: int, nz: int, h: float, first: int, steps: int):
+    """FMPy's Euler loop on an FMU2Model (event at the end of a step whose indicators changed
+    sign, or when the completed step asks); the states after each step and the steps at which
+    an event changed the states."""
+    from ctypes import POINTER, c_double
+
+    def ptr(a):
+        return a.ctypes.data_as(POINTER(c_double))
+
+    x, dx, z0, z1 = np.zeros(nx), np.zeros(nx), np.zeros(nz), np.zeros(nz)
+    trace, events = [], []
+    for k in range(first, first + steps):
+        m.getContinuousStates(ptr(x), nx)
+        m.getDerivatives(ptr(dx), nx)
+        m.getEventIndicators(ptr(z0), nz)
+        x += h * dx
+        m.setTime((k + 1) * h)
+        m.setContinuousStates(ptr(x), nx)
+        m.getEventIndicators(ptr(z1), nz)
+        step_event, _ = m.completedIntegratorStep()
+        if step_event or np.any((z0 > 0) != (z1 > 0)):
+            m.enterEventMode()
+            info = m.newDiscreteStates()
+            m.enterContinuousTimeMode()
+            if info[3]:
+                events.append(k + 1)
+        m.getContinuousStates(ptr(x), nx)
+        trace.append(x.copy())
+    return np.array(trace), events
+
+
+@pytest.mark.parametrize("model", ["relay_feedback", "sign_spiral"])
+def test_fmu_state_repeats_the_run(me_fmus, tmp_path, model):
+    from fmpy import extract
+    from fmpy.fmi2 import FMU2Model
+    fmu = me_fmus[model]
+    md = read_model_description(fmu)
+    assert md.modelExchange.canGetAndSetFMUstate and md.modelExchange.canSerializeFMUstate
+    nx, nz = md.numberOfContinuousStates, md.numberOfEventIndicators
+    unzipped = extract(fmu, tmp_path / "x")
+    h, steps = 1e-2, 200
+
+    def started():
+        m = FMU2Model(guid=md.guid, unzipDirectory=unzipped,
+                      modelIdentifier=md.modelExchange.modelIdentifier, instanceName="me")
+        m.instantiate()
+        m.setupExperiment(startTime=0.0)
+        m.enterInitializationMode()
+        m.exitInitializationMode()
+        m.newDiscreteStates()
+        m.enterContinuousTimeMode()
+        return m
+
+    m = started()
+    whole, events = euler_by_hand(m, nx, nz, h, 0, steps)
+    m.terminate()
+    m.freeInstance()
+    assert events, "the run has events that move the state"
+    # Cut at the first event that moved the state (the capture), and before it.
+    for cut in (events[0], events[0] - 3):
+        m = started()
+        euler_by_hand(m, nx, nz, h, 0, cut)
+        state = m.getFMUstate()
+        blob = m.serializeFMUstate(state)
+        first, _ = euler_by_hand(m, nx, nz, h, cut, steps - cut)
+        assert np.array_equal(first, whole[cut:])
+        # back from the bytes, after the run went through its mode changes
+        m.setFMUstate(m.deSerializeFMUstate(blob))
+        again, _ = euler_by_hand(m, nx, nz, h, cut, steps - cut)
+        assert np.array_equal(again, whole[cut:]), (model, cut)
+        m.setFMUstate(state)
+        again, _ = euler_by_hand(m, nx, nz, h, cut, steps - cut)
+        assert np.array_equal(again, whole[cut:]), (model, cut)
+        m.freeFMUstate(state)
+        m.terminate()
+        m.freeInstance()
 
 
 def test_saturated_integrator_limits(me_fmus):

@@ -1,0 +1,47 @@
+//! Directional derivatives of the current mode's ODE for
+//! `fmi2GetDirectionalDerivative`: the mode is affine in the states and the
+//! inputs, so a difference of its constant terms is exact (to rounding), and
+//! the mode is rebuilt for the importer's inputs afterwards, the same bits.
+
+use super::Exchange;
+use crate::lcs::Lcs;
+use crate::scheme::mode::SingularMode;
+use crate::scheme::StepError;
+
+impl Exchange {
+    /// The directional derivative of the mode's ODE `x' = a x + b(w)`:
+    /// `a dx + b(w + dw) - b(w)` (the mode is affine in the inputs, so the
+    /// difference is the derivative, to rounding). The mode stays the one for
+    /// `w`; nothing allocates.
+    pub fn directional(
+        &mut self,
+        lcs: &Lcs,
+        w: &[f64],
+        dx: &[f64],
+        dw: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), StepError> {
+        self.follow_inputs(lcs, w)?;
+        self.b_saved.fill(0.0);
+        crate::linalg::gemv_from(out, &self.b_saved, &self.mode.a, dx);
+        if dw.iter().all(|v| *v == 0.0) {
+            return Ok(());
+        }
+        self.b_saved.copy_from_slice(self.mode.b.as_slice());
+        for ((s, a), d) in self.w_seeded.iter_mut().zip(w).zip(dw) {
+            *s = a + d;
+        }
+        let seeded = std::mem::take(&mut self.w_seeded);
+        let built = self.build(lcs, &seeded);
+        if built.is_ok() {
+            for ((o, b1), b0) in out.iter_mut().zip(self.mode.b.iter()).zip(&self.b_saved) {
+                *o += b1 - b0;
+            }
+        }
+        self.w_seeded = seeded;
+        // Back to the mode for `w` (the same bits: a rebuild is deterministic).
+        self.build(lcs, w)
+            .and(built)
+            .map_err(|SingularMode| StepError::SingularMode)
+    }
+}

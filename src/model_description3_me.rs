@@ -12,11 +12,13 @@
 
 use crate::fmi2::variables::{self, Kind, Variable};
 use crate::model::Model;
-use crate::model_description_me::{derivative_dependencies, indicator_count};
+use crate::model_description_me::{
+    derivative_dependencies, flag, indicator_count, PROVIDES_FMU_STATES,
+};
 use quick_xml::events::{BytesStart, Event};
 
-/// `<ModelExchange>`: as in FMI 2.0, no FMU states (the event engine's history
-/// is not part of a snapshot) and directional derivatives of the mode's ODE;
+/// `<ModelExchange>`: as in FMI 2.0, FMU states (the snapshot carries the event
+/// engine's mode and history, [`PROVIDES_FMU_STATES`]) and directional derivatives of the mode's ODE;
 /// adjoint derivatives are their transpose. `needsCompletedIntegratorStep`
 /// (FMI 2.0's `completedIntegratorStepNotNeeded`, inverted) is true: the FMU
 /// checks after each step for a guard's zero the integrator stepped over.
@@ -24,8 +26,8 @@ pub fn write_element(model: &Model, put: &mut impl FnMut(Event)) {
     let mut me = BytesStart::new("ModelExchange");
     for (k, v) in [
         ("modelIdentifier", model.name.as_str()),
-        ("canGetAndSetFMUState", "false"),
-        ("canSerializeFMUState", "false"),
+        ("canGetAndSetFMUState", flag(PROVIDES_FMU_STATES)),
+        ("canSerializeFMUState", flag(PROVIDES_FMU_STATES)),
         ("providesDirectionalDerivatives", "true"),
         ("providesAdjointDerivatives", "true"),
         ("needsCompletedIntegratorStep", "true"),

@@ -40,7 +40,7 @@ pub fn write_element(model: &Model, put: &mut impl FnMut(Event)) {
     put(Event::Empty(me));
 }
 
-fn flag(b: bool) -> &'static str {
+pub(crate) fn flag(b: bool) -> &'static str {
     if b {
         "true"
     } else {

@@ -15,7 +15,7 @@ fixture `me_fmus` run for both FMI versions (ids fmi2, fmi3), the others say whi
                                              slides after 2 events, the friction mass sticks at v = 0,
                                              the spiral ends on the origin (capture rule); rlc_diode and
                                              the saturated integrator keep their event counts
-    test_fmu_state_repeats_the_run           FMPy's FMU2Model, Euler by hand: a state saved at an event,
+    test_fmu_state_repeats_the_run           FMPy's FMU2Model or FMU3Model, Euler by hand: a state saved at an event,
                                              serialized, restored after the run went on through mode
                                              changes, repeats the uninterrupted run bit for bit
     test_saturated_integrator_limits         leaves its limits exactly where sin t changes sign;
@@ -197,20 +197,74 @@ def test_euler_enters_sliding_modes(me_fmus, h):
     assert abs(at(r, "y", 4.0) - 0.15364362) <= 5 * h
 
 
-def euler_by_hand(m, nx: int, nz: int, h: float, first: int, steps: int):
-    """FMPy's Euler loop on an FMU2Model (event at the end of a step whose indicators changed
-    sign, or when the completed step asks); the states after each step and the steps at which
-    an event changed the states."""
+class MeDriver:
+    """FMPy's FMU2Model or FMU3Model behind the calls an Euler loop and FMU states need."""
+
+    def __init__(self, fmu, unzipped):
+        from fmpy.fmi2 import FMU2Model
+        from fmpy.fmi3 import FMU3Model
+        md = read_model_description(fmu)
+        self.v3 = md.fmiVersion.startswith("3")
+        self.nx = md.numberOfContinuousStates
+        self.nz = len(md.eventIndicators) if self.v3 else md.numberOfEventIndicators
+        cls = FMU3Model if self.v3 else FMU2Model
+        self.m = cls(guid=md.guid, unzipDirectory=unzipped,
+                     modelIdentifier=md.modelExchange.modelIdentifier, instanceName="me")
+        self.m.instantiate()
+        if not self.v3:
+            self.m.setupExperiment(startTime=0.0)
+        self.m.enterInitializationMode()
+        self.m.exitInitializationMode()
+        self.update()
+        self.m.enterContinuousTimeMode()
+
+    def update(self) -> bool:
+        """Discrete states updated; whether the continuous states changed."""
+        if self.v3:
+            return bool(self.m.updateDiscreteStates()[3])
+        return bool(self.m.newDiscreteStates()[3])
+
+    def derivatives(self, ptr, n):
+        if self.v3:
+            self.m.getContinuousStateDerivatives(ptr, n)
+        else:
+            self.m.getDerivatives(ptr, n)
+
+    def state(self):
+        return self.m.getFMUState() if self.v3 else self.m.getFMUstate()
+
+    def restore(self, state):
+        (self.m.setFMUState if self.v3 else self.m.setFMUstate)(state)
+
+    def serialize(self, state) -> bytes:
+        return (self.m.serializeFMUState if self.v3 else self.m.serializeFMUstate)(state)
+
+    def deserialize(self, blob):
+        return (self.m.deserializeFMUState if self.v3 else self.m.deSerializeFMUstate)(blob)
+
+    def free_state(self, state):
+        (self.m.freeFMUState if self.v3 else self.m.freeFMUstate)(state)
+
+    def close(self):
+        self.m.terminate()
+        self.m.freeInstance()
+
+
+def euler_by_hand(d: MeDriver, h: float, first: int, steps: int):
+    """FMPy's Euler loop (event at the end of a step whose indicators changed sign, or when
+    the completed step asks); the states after each step and the steps at which an event
+    changed the states."""
     from ctypes import POINTER, c_double
 
     def ptr(a):
         return a.ctypes.data_as(POINTER(c_double))
 
+    m, nx, nz = d.m, d.nx, d.nz
     x, dx, z0, z1 = np.zeros(nx), np.zeros(nx), np.zeros(nz), np.zeros(nz)
     trace, events = [], []
     for k in range(first, first + steps):
         m.getContinuousStates(ptr(x), nx)
-        m.getDerivatives(ptr(dx), nx)
+        d.derivatives(ptr(dx), nx)
         m.getEventIndicators(ptr(z0), nz)
         x += h * dx
         m.setTime((k + 1) * h)
@@ -219,9 +273,9 @@ def euler_by_hand(m, nx: int, nz: int, h: float, first: int, steps: int):
         step_event, _ = m.completedIntegratorStep()
         if step_event or np.any((z0 > 0) != (z1 > 0)):
             m.enterEventMode()
-            info = m.newDiscreteStates()
+            changed = d.update()
             m.enterContinuousTimeMode()
-            if info[3]:
+            if changed:
                 events.append(k + 1)
         m.getContinuousStates(ptr(x), nx)
         trace.append(x.copy())
@@ -231,48 +285,33 @@ def euler_by_hand(m, nx: int, nz: int, h: float, first: int, steps: int):
 @pytest.mark.parametrize("model", ["relay_feedback", "sign_spiral"])
 def test_fmu_state_repeats_the_run(me_fmus, tmp_path, model):
     from fmpy import extract
-    from fmpy.fmi2 import FMU2Model
     fmu = me_fmus[model]
     md = read_model_description(fmu)
     assert md.modelExchange.canGetAndSetFMUstate and md.modelExchange.canSerializeFMUstate
-    nx, nz = md.numberOfContinuousStates, md.numberOfEventIndicators
     unzipped = extract(fmu, tmp_path / "x")
     h, steps = 1e-2, 200
 
-    def started():
-        m = FMU2Model(guid=md.guid, unzipDirectory=unzipped,
-                      modelIdentifier=md.modelExchange.modelIdentifier, instanceName="me")
-        m.instantiate()
-        m.setupExperiment(startTime=0.0)
-        m.enterInitializationMode()
-        m.exitInitializationMode()
-        m.newDiscreteStates()
-        m.enterContinuousTimeMode()
-        return m
-
-    m = started()
-    whole, events = euler_by_hand(m, nx, nz, h, 0, steps)
-    m.terminate()
-    m.freeInstance()
+    d = MeDriver(fmu, unzipped)
+    whole, events = euler_by_hand(d, h, 0, steps)
+    d.close()
     assert events, "the run has events that move the state"
     # Cut at the first event that moved the state (the capture), and before it.
     for cut in (events[0], events[0] - 3):
-        m = started()
-        euler_by_hand(m, nx, nz, h, 0, cut)
-        state = m.getFMUstate()
-        blob = m.serializeFMUstate(state)
-        first, _ = euler_by_hand(m, nx, nz, h, cut, steps - cut)
+        d = MeDriver(fmu, unzipped)
+        euler_by_hand(d, h, 0, cut)
+        state = d.state()
+        blob = d.serialize(state)
+        first, _ = euler_by_hand(d, h, cut, steps - cut)
         assert np.array_equal(first, whole[cut:])
         # back from the bytes, after the run went through its mode changes
-        m.setFMUstate(m.deSerializeFMUstate(blob))
-        again, _ = euler_by_hand(m, nx, nz, h, cut, steps - cut)
+        d.restore(d.deserialize(blob))
+        again, _ = euler_by_hand(d, h, cut, steps - cut)
         assert np.array_equal(again, whole[cut:]), (model, cut)
-        m.setFMUstate(state)
-        again, _ = euler_by_hand(m, nx, nz, h, cut, steps - cut)
+        d.restore(state)
+        again, _ = euler_by_hand(d, h, cut, steps - cut)
         assert np.array_equal(again, whole[cut:]), (model, cut)
-        m.freeFMUstate(state)
-        m.terminate()
-        m.freeInstance()
+        d.free_state(state)
+        d.close()
 
 
 def test_saturated_integrator_limits(me_fmus):

@@ -228,9 +228,6 @@ def test_bad_calls_are_refused(me3, tmp_path):
             inst.m.getDirectionalDerivative([inst.vr["der(i_L)"]], [inst.vr["u_D"]], [1.0])
         assert any("(u_D) cannot be a directional derivative's known" in m
                    for m in inst.messages), inst.messages
-        # FMU states are not provided for Model Exchange
-        with pytest.raises(FMICallException):
-            inst.m.getFMUState()
         inst.m.terminate()
     finally:
         inst.close()

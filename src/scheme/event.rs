@@ -172,7 +172,7 @@ impl EventStepper {
 impl NonlinearEventStepper {
     pub fn nonlinear(nx: usize, nu: usize, nw: usize, theta: f64, settings: EventSettings) -> Self {
         let mode = NonlinearMode::new(nx, nu, nw);
-        let fallback = NewtonStepper::new(nx, nu, theta);
+        let fallback = NewtonStepper::new(nx, nu, nw, theta);
         EventStepper::with(mode, fallback, nx, nu, settings)
     }
 }

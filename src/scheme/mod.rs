@@ -18,6 +18,7 @@ pub mod event;
 pub mod exchange;
 mod mech_newton;
 mod mechanical;
+mod memo;
 mod mode;
 pub mod mode_nl;
 pub mod newton;
@@ -264,6 +265,7 @@ impl Stepper {
             return Stepper::Newton(NewtonStepper::new(
                 model.nx(),
                 model.nu(),
+                model.nw(),
                 model.scheme.theta,
             ));
         }

@@ -93,6 +93,9 @@ pub struct NewtonStepper {
     lu: Lu,
     problem: Problem,
     solver: Solver,
+    /// Whether the LCP's bounds may differ from the last solve's (a new
+    /// assembly or a restored state): the solver then checks them again.
+    bounds_new: bool,
     x_bar: Vec<f64>,
     u_bar: Vec<f64>,
     x_try: Vec<f64>,
@@ -133,6 +136,7 @@ impl NewtonStepper {
                 DVector::zeros(nu),
             ),
             solver: Solver::new(nu, lcp::Settings::default()),
+            bounds_new: true,
             x_bar: v(nx),
             u_bar: v(nu),
             x_try: v(nx),
@@ -152,6 +156,7 @@ impl NewtonStepper {
     pub fn invalidate(&mut self) {
         self.size.invalidate();
         self.memo.forget();
+        self.bounds_new = true;
     }
 
     pub fn active_set(&self) -> &[lcp::Bound] {
@@ -162,6 +167,7 @@ impl NewtonStepper {
         self.solver.reset_active_set();
         self.size.forget();
         self.memo.forget();
+        self.bounds_new = true;
         self.stats = NewtonStats::default();
     }
 
@@ -172,6 +178,7 @@ impl NewtonStepper {
     pub fn restore(&mut self, cached_step: f64, active_set: &[lcp::Bound]) {
         self.size.restore(cached_step);
         self.memo.forget();
+        self.bounds_new = true;
         self.solver.set_active_set(active_set);
     }
 
@@ -329,7 +336,14 @@ impl NewtonStepper {
             }
             p.q[i] = q;
         }
-        self.solver.matrix_changed();
+        // The bounds are the assembly's (copied at each step's start): checked
+        // once after it, not at every linearization.
+        if self.bounds_new {
+            self.solver.matrix_changed();
+            self.bounds_new = false;
+        } else {
+            self.solver.matrix_values_changed();
+        }
         Ok(())
     }
 

@@ -15,7 +15,8 @@
 //! construction.
 
 use crate::mechanics::{MechSystem, Sparse};
-use crate::model::expr::Expr;
+use crate::model::expr::{Expr, Op};
+use crate::model::gradient::NO_DIRECTION;
 use crate::model::mech_nonlinear::MechNonlinear;
 use crate::model::program::Point;
 
@@ -31,6 +32,10 @@ struct Program {
     expr: Expr,
     reads: Vec<usize>,
     slots: Vec<Slot>,
+    /// Per `Var` of the program in program order, its position in `reads`
+    /// when its derivative goes to a slot ([`NO_DIRECTION`] otherwise): the
+    /// directions of the one-pass gradient.
+    directions: Vec<u8>,
     small: bool,
 }
 
@@ -52,6 +57,7 @@ impl Program {
             row,
             reads: expr.variables(),
             slots: vec![],
+            directions: vec![],
             small: expr.depth() <= SMALL_STACK,
             expr: expr.clone(),
         }
@@ -74,7 +80,79 @@ impl Program {
             self.expr.eval_magnitude(p, at)
         }
     }
+
+    /// Fills `directions` from `slots` (once `slots` is known).
+    fn set_directions(&mut self) {
+        let (reads, slots) = (&self.reads, &self.slots);
+        self.directions = self
+            .expr
+            .ops()
+            .iter()
+            .filter_map(|op| match op {
+                Op::Var(j) => Some(
+                    reads
+                        .iter()
+                        .position(|&r| r == *j as usize)
+                        .filter(|&k| slots[k] != Slot::None)
+                        .and_then(|k| u8::try_from(k).ok())
+                        .unwrap_or(NO_DIRECTION),
+                ),
+                _ => None,
+            })
+            .collect();
+    }
+
+    /// The value and the magnitude of its terms (those of
+    /// [`Program::magnitude`]), handing `add(slot, derivative)` the
+    /// derivative along every variable with a slot (those of
+    /// [`Program::tangent`]): one pass when the program reads at most
+    /// [`GRADIENT_DIRECTIONS`] variables and fits the small stack, else a
+    /// magnitude pass and a tangent pass per slot.
+    fn value_and_gradient(
+        &self,
+        p: &[f64],
+        at: &Point,
+        mut add: impl FnMut(Slot, f64),
+    ) -> (f64, f64) {
+        // The fewest directions that hold the program's variables: every
+        // direction carried costs on every operation.
+        let (mut g2, mut g4) = ([0.0; 2], [0.0; GRADIENT_DIRECTIONS]);
+        let (dirs, small) = (&self.directions, self.small);
+        let pass = match self.reads.len() {
+            _ if !small => None,
+            0..=2 => Some((
+                self.expr
+                    .eval_gradient_in::<SMALL_STACK, 2>(p, at, dirs, &mut g2),
+                &g2[..],
+            )),
+            3..=GRADIENT_DIRECTIONS => Some((
+                self.expr
+                    .eval_gradient_in::<SMALL_STACK, GRADIENT_DIRECTIONS>(p, at, dirs, &mut g4),
+                &g4[..],
+            )),
+            _ => None,
+        };
+        if let Some((vm, grad)) = pass {
+            for (&slot, &d) in self.slots.iter().zip(grad) {
+                if slot != Slot::None {
+                    add(slot, d);
+                }
+            }
+            return vm;
+        }
+        for (&j, &slot) in self.reads.iter().zip(&self.slots) {
+            if slot != Slot::None {
+                add(slot, self.tangent(p, at, j).1);
+            }
+        }
+        self.magnitude(p, at)
+    }
 }
+
+/// The most variables a force program's one-pass gradient carries (a
+/// coordinate and a velocity of a few bodies); programs reading more take
+/// one pass per variable.
+const GRADIENT_DIRECTIONS: usize = 4;
 
 /// The slot of `(row, col)` in `m`, appending a zero entry when the pattern
 /// lacks it.
@@ -96,6 +174,7 @@ pub struct MechPrograms {
     /// Rows are friction rows (the order of `MechSystem::friction_contact`).
     slip: Vec<Program>,
     params: Vec<f64>,
+    force_reads_time: bool,
     /// The linearized system's patterns (values zero), built once.
     linearized: Box<MechSystem>,
 }
@@ -118,6 +197,7 @@ impl MechPrograms {
                     _ => Slot::None,
                 })
                 .collect();
+            p.set_directions();
         }
         let mut gap: Vec<Program> = nl.gap.iter().map(|(k, e)| Program::new(*k, e)).collect();
         for p in &mut gap {
@@ -147,11 +227,13 @@ impl MechPrograms {
                 .collect();
             slip.push(p);
         }
+        let force_reads_time = force.iter().any(|p| p.expr.reads_time());
         MechPrograms {
             force,
             gap,
             slip,
             params: vec![0.0; np],
+            force_reads_time,
             linearized: Box::new(lin),
         }
     }
@@ -169,8 +251,9 @@ impl MechPrograms {
     }
 
     /// `F(at)` into `f` and the magnitudes of its terms into `mag`; with
-    /// `lin`, also `∂F/∂q` and `∂F/∂v` into its force matrices. `at.x` is
-    /// `(q, v)`.
+    /// `lin`, also `∂F/∂q` and `∂F/∂v` into its force matrices, from the
+    /// same pass over each program (the numbers of
+    /// [`MechPrograms::force_jacobian`]). `at.x` is `(q, v)`.
     pub fn force(
         &self,
         sys: &MechSystem,
@@ -195,13 +278,24 @@ impl MechPrograms {
         acc(&sys.input_force, at.w);
         acc(&sys.position_force, q);
         acc(&sys.velocity_force, v);
+        let Some(lin) = lin else {
+            for p in &self.force {
+                let (value, m) = p.magnitude(&self.params, at);
+                f[p.row] += value;
+                mag[p.row] += m;
+            }
+            return;
+        };
+        copy_values(&mut lin.position_force, &sys.position_force);
+        copy_values(&mut lin.velocity_force, &sys.velocity_force);
         for p in &self.force {
-            let (value, m) = p.magnitude(&self.params, at);
+            let (value, m) = p.value_and_gradient(&self.params, at, |slot, d| match slot {
+                Slot::Position(s) => lin.position_force.entries[s].2 += d,
+                Slot::Velocity(s) => lin.velocity_force.entries[s].2 += d,
+                Slot::None => {}
+            });
             f[p.row] += value;
             mag[p.row] += m;
-        }
-        if let Some(lin) = lin {
-            self.force_jacobian(sys, at, lin);
         }
     }
 
@@ -276,6 +370,12 @@ impl MechPrograms {
             }
             offset[p.row] += value;
         }
+    }
+
+    /// Whether `F` reads `time` (only its programs can), so that its value at
+    /// one point depends on the time too.
+    pub fn force_reads_time(&self) -> bool {
+        self.force_reads_time
     }
 
     /// Whether the gaps' Jacobian changes with `q` (else `G` is the model's).

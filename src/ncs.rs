@@ -51,17 +51,54 @@ impl Program {
         }
     }
 
-    /// The value and the derivatives along `dirs` into `grad`, in one pass
-    /// when there are at most `K` directions and the program fits the small
-    /// stack (false, and nothing written, otherwise).
+    /// The value and the magnitude of its terms, with the derivatives along
+    /// `dirs` into `grad`, in one pass when there are at most `K` directions
+    /// and the program fits the small stack (None, and nothing written,
+    /// otherwise).
     #[inline]
-    fn gradient<const K: usize>(&self, p: &[f64], at: &Point, grad: &mut [f64; K]) -> bool {
+    fn gradient<const K: usize>(
+        &self,
+        p: &[f64],
+        at: &Point,
+        grad: &mut [f64; K],
+    ) -> Option<(f64, f64)> {
         if !self.small || self.dirs.len() > K {
-            return false;
+            return None;
         }
-        self.expr
-            .eval_gradient_in::<SMALL_STACK, K>(p, at, &self.slots, grad);
-        true
+        Some(
+            self.expr
+                .eval_gradient_in::<SMALL_STACK, K>(p, at, &self.slots, grad),
+        )
+    }
+
+    /// The value and the magnitude of its terms (those of
+    /// [`Program::magnitude`]), handing each derivative along `dirs` to
+    /// `add(variable, derivative)`: one pass for most programs, a magnitude
+    /// pass and one tangent pass per direction for the rest.
+    #[inline]
+    fn value_and_gradient(
+        &self,
+        p: &[f64],
+        at: &Point,
+        mut add: impl FnMut(usize, f64),
+    ) -> (f64, f64) {
+        let (mut g2, mut g4, mut g8) = ([0.0; 2], [0.0; 4], [0.0; 8]);
+        let (vm, grad): ((f64, f64), &[f64]) = if let Some(vm) = self.gradient(p, at, &mut g2) {
+            (vm, &g2)
+        } else if let Some(vm) = self.gradient(p, at, &mut g4) {
+            (vm, &g4)
+        } else if let Some(vm) = self.gradient(p, at, &mut g8) {
+            (vm, &g8)
+        } else {
+            for &j in &self.dirs {
+                add(j, self.tangent(p, at, j as u32).1);
+            }
+            return self.magnitude(p, at);
+        };
+        for (&j, &d) in self.dirs.iter().zip(grad) {
+            add(j, d);
+        }
+        vm
     }
 
     #[inline]
@@ -180,6 +217,7 @@ pub struct Ncs {
     f: Linear,
     c: Linear,
     nonlinear_in_unknowns: bool,
+    rhs_reads_time: bool,
     /// Where sources in time jump (`step`, `floor`, `frac` of `time`).
     time_jumps: TimeJumps,
 }
@@ -200,6 +238,7 @@ impl Ncs {
                 .iter()
                 .chain(&nl.y)
                 .any(|(_, e)| !e.is_affine_in(nxu)),
+            rhs_reads_time: nl.der.iter().any(|(_, e)| e.reads_time()),
             time_jumps: TimeJumps::of(nl.der.iter().chain(&nl.y).map(|(_, e)| e)),
         }
     }
@@ -261,9 +300,9 @@ impl Ncs {
         match fx {
             Some(fx) => {
                 fx.copy_from(&lcs.a);
-                self.differentiate(&self.der, at, Some(fx), fu, nx);
+                self.differentiate(&self.der, at, Some(fx), fu, nx, None);
             }
-            None => self.differentiate(&self.der, at, None, fu, nx),
+            None => self.differentiate(&self.der, at, None, fu, nx, None),
         }
     }
 
@@ -277,12 +316,48 @@ impl Ncs {
     ) {
         cx.copy_from(&lcs.c);
         cu.copy_from(&lcs.d);
-        self.differentiate(&self.y, at, Some(cx), cu, at.x.len());
+        self.differentiate(&self.y, at, Some(cx), cu, at.x.len(), None);
+    }
+
+    /// [`Ncs::rhs`] and [`Ncs::rhs_jacobian`] (with `∂f/∂x`) at one point,
+    /// from one pass over each program: the same numbers as the two calls.
+    pub fn rhs_and_jacobian(
+        &self,
+        lcs: &Lcs,
+        at: &Point,
+        (f, mag): (&mut [f64], &mut [f64]),
+        fx: &mut DMatrix<f64>,
+        fu: &mut DMatrix<f64>,
+    ) {
+        self.f.eval(at, f, mag);
+        fu.copy_from(&lcs.b);
+        fx.copy_from(&lcs.a);
+        let nx = at.x.len();
+        self.differentiate(&self.der, at, Some(fx), fu, nx, Some((f, mag)));
+    }
+
+    /// [`Ncs::relation`] and [`Ncs::relation_jacobian`] at one point, from
+    /// one pass over each program: the same numbers as the two calls.
+    pub fn relation_and_jacobian(
+        &self,
+        lcs: &Lcs,
+        at: &Point,
+        (y, mag): (&mut [f64], &mut [f64]),
+        cx: &mut DMatrix<f64>,
+        cu: &mut DMatrix<f64>,
+    ) {
+        self.c.eval(at, y, mag);
+        cx.copy_from(&lcs.c);
+        cu.copy_from(&lcs.d);
+        let nx = at.x.len();
+        self.differentiate(&self.y, at, Some(cx), cu, nx, Some((y, mag)));
     }
 
     /// Adds the programs' derivatives along the states (into `dx`, skipped
     /// when `None`) and the pairs (into `du`); inputs are held over a step
-    /// and need none.
+    /// and need none. With `values`, also adds each program's value and
+    /// magnitude to its row (as [`Ncs::rhs`] and [`Ncs::relation`] do, from
+    /// the same pass).
     fn differentiate(
         &self,
         list: &[Program],
@@ -290,9 +365,10 @@ impl Ncs {
         mut dx: Option<&mut DMatrix<f64>>,
         du: &mut DMatrix<f64>,
         nx: usize,
+        mut values: Option<(&mut [f64], &mut [f64])>,
     ) {
         for p in list {
-            let mut add = |j: usize, d: f64| {
+            let add = |j: usize, d: f64| {
                 if j < nx {
                     if let Some(dx) = dx.as_deref_mut() {
                         dx[(p.row, j)] += d;
@@ -301,21 +377,10 @@ impl Ncs {
                     du[(p.row, j - nx)] += d;
                 }
             };
-            let (mut g2, mut g4, mut g8) = ([0.0; 2], [0.0; 4], [0.0; 8]);
-            let grad: &[f64] = if p.gradient(&self.params, at, &mut g2) {
-                &g2
-            } else if p.gradient(&self.params, at, &mut g4) {
-                &g4
-            } else if p.gradient(&self.params, at, &mut g8) {
-                &g8
-            } else {
-                for &j in &p.dirs {
-                    add(j, p.tangent(&self.params, at, j as u32).1);
-                }
-                continue;
-            };
-            for (&j, &d) in p.dirs.iter().zip(grad) {
-                add(j, d);
+            let (v, m) = p.value_and_gradient(&self.params, at, add);
+            if let Some((out, mag)) = values.as_mut() {
+                out[p.row] += v;
+                mag[p.row] += m;
             }
         }
     }
@@ -348,6 +413,12 @@ impl Ncs {
     /// iteration solves the step from any start).
     pub fn nonlinear_in_unknowns(&self) -> bool {
         self.nonlinear_in_unknowns
+    }
+
+    /// Whether `f` reads `time` (only its programs can: the linear part does
+    /// not), so that its value at one point depends on the time too.
+    pub fn rhs_reads_time(&self) -> bool {
+        self.rhs_reads_time
     }
 
     /// Whether any output has a remainder.

@@ -38,6 +38,10 @@ pub struct Solver {
     /// against the current bounds; cleared when bounds or active set change,
     /// so the common step skips that O(n) pass.
     bounds_checked: bool,
+    /// Whether only the exchange rates are stale (the matrix changed, the
+    /// bounds and the active set did not, see [`Solver::matrix_values_changed`]):
+    /// the check then recomputes the rates and skips the bounds' passes.
+    only_rates_stale: bool,
     /// The acceptance test's scales; the matrix's exchange rates are derived
     /// with the check above.
     gauge: Gauge,
@@ -67,6 +71,7 @@ impl Solver {
             lo_finite: vec![true; n],
             hi_finite: vec![false; n],
             bounds_checked: false,
+            only_rates_stale: false,
             gauge: Gauge::new(n),
             block: BlockSolver::new(n),
             acyclic: Acyclic::new(n),
@@ -100,6 +105,17 @@ impl Solver {
         self.block.invalidate();
         self.acyclic.invalidate();
         self.bounds_checked = false;
+        self.only_rates_stale = false;
+    }
+
+    /// [`Solver::matrix_changed`] for a change of `m` alone, the bounds as in
+    /// the last solve (a Newton iteration's new linearization): the matrix's
+    /// exchange rates are derived again, the bounds are not checked again.
+    pub fn matrix_values_changed(&mut self) {
+        self.block.invalidate();
+        self.acyclic.invalidate();
+        self.only_rates_stale = self.bounds_checked || self.only_rates_stale;
+        self.bounds_checked = false;
     }
 
     /// The active set the next warm start will try.
@@ -114,6 +130,7 @@ impl Solver {
         if s.len() == self.n {
             self.active.copy_from_slice(s);
             self.bounds_checked = false;
+            self.only_rates_stale = false;
         }
     }
 
@@ -207,6 +224,12 @@ impl Solver {
     /// Invalid bounds change nothing.
     #[inline(never)]
     fn check_bounds(&mut self, p: &Problem) -> bool {
+        if self.only_rates_stale {
+            self.gauge.set_problem(p);
+            self.only_rates_stale = false;
+            self.bounds_checked = true;
+            return true;
+        }
         let n = self.n;
         let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
         if !(0..n).all(|i| entry_ok(0.0, lo[i], hi[i])) {

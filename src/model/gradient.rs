@@ -1,4 +1,5 @@
-//! The value and all first derivatives of a nonlinear program in one pass.
+//! The value, the magnitude of its terms and all first derivatives of a
+//! nonlinear program in one pass.
 //!
 //! A Newton iteration needs every partial derivative of every nonlinear row.
 //! [`Expr::eval_tangent`] gives one of them per pass over the program, which
@@ -14,7 +15,10 @@
 //! derivative that does not exist, `sqrt` at 0 times a zero tangent, out of
 //! the directions that do not pass through it): the two give the same
 //! numbers, bit for bit (tested below), so a Jacobian does not depend on
-//! which pass built it.
+//! which pass built it. Beside them it carries the magnitude of the terms
+//! by [`Expr::eval_magnitude`]'s rules: where a Newton step needs both the
+//! residual and the Jacobian at one point (the iterate it linearizes at),
+//! one pass gives both, with the numbers of the two separate passes.
 //!
 //! [`Expr::is_affine_in`] tells, from the program's structure, whether those
 //! derivatives depend on the point at all.
@@ -27,20 +31,26 @@ use super::program::{apply, Point};
 pub const NO_DIRECTION: u8 = u8::MAX;
 
 impl Expr {
-    /// The value at parameters `p` and point `at`, with its derivatives along
-    /// up to `K` variables written to `grad`: the `k`-th [`Op::Var`] of the
-    /// program (in program order) seeds direction `slots[k]`, or none when
-    /// that is [`NO_DIRECTION`]. `N` must be at least [`Expr::depth`] and
-    /// `slots` hold one entry per `Var` of the program, each below `K` or
-    /// [`NO_DIRECTION`] (a program that breaks these gets NaN, never a panic).
+    /// The value at parameters `p` and point `at` and the magnitude of its
+    /// terms, with its derivatives along up to `K` variables written to
+    /// `grad`: the `k`-th [`Op::Var`] of the program (in program order) seeds
+    /// direction `slots[k]`, or none when that is [`NO_DIRECTION`]. `N` must
+    /// be at least [`Expr::depth`] and `slots` hold one entry per `Var` of
+    /// the program, each below `K` or [`NO_DIRECTION`] (a program that breaks
+    /// these gets NaN, never a panic). The value and the magnitude are those
+    /// of [`Expr::eval_magnitude_in`], bit for bit (the same operations): a
+    /// Newton step that needs the residual and the Jacobian at one point
+    /// runs the program once.
     pub fn eval_gradient_in<const N: usize, const K: usize>(
         &self,
         p: &[f64],
         at: &Point,
         slots: &[u8],
         grad: &mut [f64; K],
-    ) -> f64 {
+    ) -> (f64, f64) {
+        let failed = (f64::NAN, f64::NAN);
         let mut value = [0.0f64; N];
+        let mut mag = [0.0f64; N];
         let mut tangent = [[0.0f64; K]; N];
         let mut top = 0usize;
         let mut var = 0usize;
@@ -65,12 +75,13 @@ impl Expr {
             if let Some(v) = pushed {
                 if top == N {
                     grad.fill(f64::NAN);
-                    return f64::NAN;
+                    return failed;
                 }
                 if !matches!(op, Op::Var(_)) {
                     tangent[top] = [0.0; K];
                 }
                 value[top] = v;
+                mag[top] = v.abs();
                 top += 1;
                 continue;
             }
@@ -93,6 +104,7 @@ impl Expr {
                         }
                     }
                     value[top - 1] = v;
+                    mag[top - 1] = v.abs();
                 }
                 Op::Bin(b) if top >= 2 => {
                     top -= 1;
@@ -111,20 +123,27 @@ impl Expr {
                             };
                         }
                     }
+                    let (ma, mc) = (mag[top - 1], mag[top]);
+                    mag[top - 1] = match b {
+                        BinOp::Add | BinOp::Sub => ma + mc,
+                        BinOp::Mul => ma * mc,
+                        BinOp::Div => ma / c.abs(),
+                        _ => v.abs(),
+                    };
                     value[top - 1] = v;
                 }
                 _ => {
                     grad.fill(f64::NAN);
-                    return f64::NAN;
+                    return failed;
                 }
             }
         }
         if top != 1 {
             grad.fill(f64::NAN);
-            return f64::NAN;
+            return failed;
         }
         *grad = tangent[0];
-        value[0]
+        (value[0], mag[0])
     }
 }
 
@@ -229,7 +248,8 @@ mod tests {
 
     /// Every direction of the one-pass gradient equals the tangent pass seeded
     /// with that variable, bit for bit, at points where derivatives vanish,
-    /// blow up or are undefined too.
+    /// blow up or are undefined too; its value and magnitude are those of
+    /// the magnitude pass.
     #[test]
     fn gradient_equals_the_tangent_passes_bit_for_bit() {
         let sources = [
@@ -260,16 +280,20 @@ mod tests {
                     t: 0.75,
                 };
                 let mut g4 = [0.0; 4];
-                let value = e.eval_gradient_in::<8, 4>(&[1.5], &at, &slots, &mut g4);
+                let (value, magnitude) = e.eval_gradient_in::<8, 4>(&[1.5], &at, &slots, &mut g4);
                 let mut g2 = [0.0; 2];
                 let two: Vec<u8> = slots
                     .iter()
                     .map(|s| if *s < 2 { *s } else { NO_DIRECTION })
                     .collect();
-                let value2 = e.eval_gradient_in::<8, 2>(&[1.5], &at, &two, &mut g2);
+                let (value2, magnitude2) = e.eval_gradient_in::<8, 2>(&[1.5], &at, &two, &mut g2);
                 let (v0, _) = e.eval_tangent(&[1.5], &at, u32::MAX);
                 assert_eq!(value.to_bits(), v0.to_bits(), "{src} at {v:?}");
                 assert_eq!(value2.to_bits(), v0.to_bits(), "{src} at {v:?}");
+                let (v1, m1) = e.eval_magnitude(&[1.5], &at);
+                assert_eq!(v1.to_bits(), v0.to_bits(), "{src} at {v:?}");
+                assert_eq!(magnitude.to_bits(), m1.to_bits(), "{src} at {v:?}");
+                assert_eq!(magnitude2.to_bits(), m1.to_bits(), "{src} at {v:?}");
                 for j in 0..3 {
                     let (_, d) = e.eval_tangent(&[1.5], &at, j as u32);
                     assert_eq!(g4[j].to_bits(), d.to_bits(), "{src} at {v:?}, d/dv{j}");
@@ -318,14 +342,13 @@ mod tests {
             w: &[],
             t: 0.0,
         };
-        assert!(e
-            .eval_gradient_in::<1, 2>(&[], &at, &[0, 1, 0, 1, 0, 1], &mut g)
-            .is_nan());
+        let (v, m) = e.eval_gradient_in::<1, 2>(&[], &at, &[0, 1, 0, 1, 0, 1], &mut g);
+        assert!(v.is_nan() && m.is_nan());
         assert!(g.iter().all(|d| d.is_nan()));
-        let v = e.eval_gradient_in::<8, 2>(&[], &at, &[0, 1, 0, 1, 0, 1], &mut g);
+        let (v, _) = e.eval_gradient_in::<8, 2>(&[], &at, &[0, 1, 0, 1, 0, 1], &mut g);
         assert_eq!((v, g), (-1.0, [2.0 + 2.0 * 1.0, 1.0 - 2.0 * 2.0]));
         // Too few slots: the variables past them are held (no direction).
-        let v = e.eval_gradient_in::<8, 2>(&[], &at, &[], &mut g);
+        let (v, _) = e.eval_gradient_in::<8, 2>(&[], &at, &[], &mut g);
         assert_eq!((v, g), (-1.0, [0.0, 0.0]));
     }
 }

@@ -38,7 +38,7 @@ use super::dynamics::{Fallback, ModeDynamics};
 use super::mode::{Guard, ModeSystem};
 use super::mode_nl::NonlinearMode;
 use super::rk::{error_norm, hermite, next_step, Stages};
-use super::{tidy, NewtonStepper, StepError, ThetaStepper};
+use super::{tidy, NewtonStats, NewtonStepper, StepError, ThetaStepper};
 use crate::lcp::{self, Bound, Problem, Solver};
 use crate::lcs::Lcs;
 use crate::model::{EventSettings, ThetaGamma};
@@ -107,8 +107,15 @@ impl EventStepper {
 impl NonlinearEventStepper {
     pub fn nonlinear(nx: usize, nu: usize, nw: usize, theta: f64, settings: EventSettings) -> Self {
         let mode = NonlinearMode::new(nx, nu, nw);
-        let fallback = NewtonStepper::new(nx, nu, theta);
+        let fallback = NewtonStepper::new(nx, nu, nw, theta);
         EventStepper::with(mode, fallback, nx, nu, settings)
+    }
+
+    /// What the Newton iterations of the time-stepping fallback took since
+    /// initialization (the steps it finished, where events accumulate or a
+    /// mode cannot be followed).
+    pub fn newton_stats(&self) -> &NewtonStats {
+        &self.fallback.stats
     }
 }
 

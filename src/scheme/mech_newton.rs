@@ -53,6 +53,7 @@ mod residual;
 mod semi_explicit;
 
 use super::contact::{Contacts, Inverse};
+use super::memo::PointMemo;
 use super::newton::{NewtonStats, MAX_ITERATIONS, TOL};
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Bound};
@@ -83,6 +84,11 @@ pub struct MechNewtonStepper {
     gap: Vec<f64>,
     /// The iterate `(q̄, v̄)`.
     xb: Vec<f64>,
+    /// `F` where the last step converged: the next step's `F(q, v, t)` (see
+    /// [`PointMemo`]).
+    memo: PointMemo,
+    /// Whether the force Jacobians in `lin` are those at the iterate.
+    jacobian_at_iterate: bool,
     f0: Vec<f64>,
     m0: Vec<f64>,
     f1: Vec<f64>,
@@ -142,6 +148,8 @@ impl MechNewtonStepper {
             rate0_mag: v(nc),
             gap: v(nc),
             xb: v(2 * n),
+            memo: PointMemo::new(2 * n + sys.input_force.cols, n),
+            jacobian_at_iterate: false,
             f0: v(n),
             m0: v(n),
             f1: v(n),
@@ -163,8 +171,10 @@ impl MechNewtonStepper {
         }
     }
 
+    /// Also forgets the memo of `F` (the model may have been assembled again).
     pub fn invalidate(&mut self) {
         self.size.invalidate();
+        self.memo.forget();
     }
 
     pub fn active_set(&self) -> &[Bound] {
@@ -174,6 +184,7 @@ impl MechNewtonStepper {
     pub fn reset_active_set(&mut self) {
         self.contacts.reset_active_set();
         self.size.forget();
+        self.memo.forget();
         self.stats = NewtonStats::default();
     }
 
@@ -183,6 +194,7 @@ impl MechNewtonStepper {
 
     pub fn restore(&mut self, cached_step: f64, active_set: &[Bound]) {
         self.size.restore(cached_step);
+        self.memo.forget();
         self.contacts.set_active_set(active_set);
     }
 
@@ -229,9 +241,14 @@ impl MechNewtonStepper {
         };
         let mut solves = 0;
         loop {
-            self.linearize(sys, w, t + h);
+            // The first iterate (the step's start) is hardly ever the
+            // solution: its force Jacobians come from the same pass.
+            self.linearize(sys, w, t + h, solves == 0);
             let worst = self.residual(sys, x, h, solves > 0);
             if worst <= TOL {
+                // F at the accepted iterate, before a projection moves it.
+                let (f, m) = (&self.f1, &self.m1);
+                self.memo.store([&self.xb, &[], w], t + h, f, m);
                 if let Some(pr) = &mut self.projection {
                     let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
                     pr.project(nl, sys, &mut self.xb, w, &self.rate0, &self.u_bar, h)?;
@@ -245,7 +262,9 @@ impl MechNewtonStepper {
                     line_search: false,
                 });
             }
-            self.force_jacobian(sys, w, t + h);
+            if !self.jacobian_at_iterate {
+                self.force_jacobian(sys, w, t + h);
+            }
             info = self.iterate(x, h)?;
             solves += 1;
         }
@@ -264,8 +283,7 @@ impl MechNewtonStepper {
             .as_ref()
             .expect("a mechanical stepper runs a mechanical model");
         self.begin(sys, x, w, 0.0, h);
-        self.linearize(sys, w, h);
-        self.force_jacobian(sys, w, h);
+        self.linearize(sys, w, h, true);
         if !self.inverse.factor(&self.lin, h * self.theta) {
             return Err(StepError::SingularIteration { h });
         }
@@ -292,7 +310,12 @@ impl MechNewtonStepper {
             }
         }
         let start = Point { x, u: &[], w, t };
-        if self.theta < 1.0 {
+        // Forces that do not read time: the memo's point at any time is this one.
+        let at_time = nl.force_reads_time().then_some(t);
+        if self.theta < 1.0 && self.memo.holds([x, &[], w], at_time) {
+            self.f0.copy_from_slice(&self.memo.value);
+            self.m0.copy_from_slice(&self.memo.magnitude);
+        } else if self.theta < 1.0 {
             nl.force(sys, &start, &mut self.f0, &mut self.m0, None);
         } else {
             self.f0.fill(0.0);
@@ -346,9 +369,9 @@ impl MechNewtonStepper {
     }
 
     /// Forces, gap and slip matrices at the iterate, time `t1` (what the
-    /// residual needs; the forces' Jacobians only when an iteration follows,
-    /// see [`Self::force_jacobian`]).
-    fn linearize(&mut self, sys: &MechSystem, w: &[f64], t1: f64) {
+    /// residual needs); the forces' Jacobians too `with_jacobian`, else
+    /// only when an iteration follows, see [`Self::force_jacobian`].
+    fn linearize(&mut self, sys: &MechSystem, w: &[f64], t1: f64, with_jacobian: bool) {
         let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
         let end = Point {
             x: &self.xb,
@@ -356,7 +379,9 @@ impl MechNewtonStepper {
             w,
             t: t1,
         };
-        nl.force(sys, &end, &mut self.f1, &mut self.m1, None);
+        let lin = with_jacobian.then_some(&mut self.lin);
+        nl.force(sys, &end, &mut self.f1, &mut self.m1, lin);
+        self.jacobian_at_iterate = with_jacobian;
         if nl.gaps_nonlinear() {
             nl.gap_jacobian(sys, &end, &mut self.lin);
         }

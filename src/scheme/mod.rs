@@ -18,6 +18,7 @@ pub mod event;
 pub mod exchange;
 mod mech_newton;
 mod mechanical;
+mod memo;
 mod mode;
 pub mod mode_nl;
 pub mod newton;
@@ -264,6 +265,7 @@ impl Stepper {
             return Stepper::Newton(NewtonStepper::new(
                 model.nx(),
                 model.nu(),
+                model.nw(),
                 model.scheme.theta,
             ));
         }
@@ -357,11 +359,13 @@ impl Stepper {
         }
     }
 
-    /// What the Newton iterations took since initialization (nonlinear models only).
+    /// What the Newton iterations took since initialization (nonlinear models
+    /// only; for the event-driven scheme, those of its time-stepping fallback).
     pub fn newton_stats(&self) -> Option<&NewtonStats> {
         match self {
             Stepper::Newton(s) => Some(&s.stats),
             Stepper::MechNewton(s) => Some(&s.stats),
+            Stepper::EventNonlinear(s) => Some(s.newton_stats()),
             _ => None,
         }
     }

@@ -42,7 +42,8 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::residual::{Residual, StepData};
+use super::memo::PointMemo;
+use super::residual::{EndJacobian, Residual, StepData};
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
@@ -78,11 +79,13 @@ pub struct NewtonStepper {
     size: StepSize,
     cur: Residual,
     trial: Residual,
-    fx: DMatrix<f64>,
-    fu1: DMatrix<f64>,
+    /// The Jacobians at the end point: of `cur` when `jacobian_at_iterate`
+    /// (the predictor's pass computed them), else rebuilt by `linearize`.
+    end: EndJacobian,
+    jacobian_at_iterate: bool,
     fu0: DMatrix<f64>,
-    cx: DMatrix<f64>,
-    cu: DMatrix<f64>,
+    /// `f` where the last step converged (see [`PointMemo`]).
+    memo: PointMemo,
     /// `J_x⁻¹ J_u`.
     g: DMatrix<f64>,
     /// `J_x⁻¹ R`.
@@ -90,6 +93,9 @@ pub struct NewtonStepper {
     lu: Lu,
     problem: Problem,
     solver: Solver,
+    /// Whether the LCP's bounds may differ from the last solve's (a new
+    /// assembly or a restored state): the solver then checks them again.
+    bounds_new: bool,
     x_bar: Vec<f64>,
     u_bar: Vec<f64>,
     x_try: Vec<f64>,
@@ -106,7 +112,7 @@ pub struct NewtonStepper {
 }
 
 impl NewtonStepper {
-    pub fn new(nx: usize, nu: usize, theta: f64) -> Self {
+    pub fn new(nx: usize, nu: usize, nw: usize, theta: f64) -> Self {
         let m = |r, c| DMatrix::zeros(r, c);
         let v = |n| vec![0.0; n];
         NewtonStepper {
@@ -116,11 +122,10 @@ impl NewtonStepper {
             size: StepSize::new(),
             cur: Residual::new(nx, nu),
             trial: Residual::new(nx, nu),
-            fx: m(nx, nx),
-            fu1: m(nx, nu),
+            end: EndJacobian::new(nx, nu),
+            jacobian_at_iterate: false,
             fu0: m(nx, nu),
-            cx: m(nu, nx),
-            cu: m(nu, nu),
+            memo: PointMemo::new(nx + nu + nw, nx),
             g: m(nx, nu),
             a: v(nx),
             lu: Lu::new(nx),
@@ -131,6 +136,7 @@ impl NewtonStepper {
                 DVector::zeros(nu),
             ),
             solver: Solver::new(nu, lcp::Settings::default()),
+            bounds_new: true,
             x_bar: v(nx),
             u_bar: v(nu),
             x_try: v(nx),
@@ -145,9 +151,12 @@ impl NewtonStepper {
         }
     }
 
-    /// Nothing depends on the step size between steps; kept for the interface.
+    /// Nothing depends on the step size between steps; the memo of `f`
+    /// goes (the model may have been assembled again).
     pub fn invalidate(&mut self) {
         self.size.invalidate();
+        self.memo.forget();
+        self.bounds_new = true;
     }
 
     pub fn active_set(&self) -> &[lcp::Bound] {
@@ -157,6 +166,8 @@ impl NewtonStepper {
     pub fn reset_active_set(&mut self) {
         self.solver.reset_active_set();
         self.size.forget();
+        self.memo.forget();
+        self.bounds_new = true;
         self.stats = NewtonStats::default();
     }
 
@@ -166,6 +177,8 @@ impl NewtonStepper {
 
     pub fn restore(&mut self, cached_step: f64, active_set: &[lcp::Bound]) {
         self.size.restore(cached_step);
+        self.memo.forget();
+        self.bounds_new = true;
         self.solver.set_active_set(active_set);
     }
 
@@ -240,7 +253,8 @@ impl NewtonStepper {
         };
         self.problem.lo.copy_from(&lcs.lo);
         self.problem.hi.copy_from(&lcs.hi);
-        self.cur.evaluate(self.theta, d, x, &u);
+        self.cur.evaluate(self.theta, d, x, &u, None);
+        self.jacobian_at_iterate = false;
         self.linearize(d)?;
         Ok(self.problem.m.clone())
     }
@@ -258,8 +272,13 @@ impl NewtonStepper {
             w: d.w,
             t: d.t + h,
         };
-        ncs.rhs_jacobian(d.lcs, &end, Some(&mut self.fx), &mut self.fu1);
-        ncs.relation_jacobian(d.lcs, &end, &mut self.cx, &mut self.cu);
+        let j = &mut self.end;
+        if !self.jacobian_at_iterate {
+            ncs.rhs_jacobian(d.lcs, &end, Some(&mut j.fx), &mut j.fu);
+            ncs.relation_jacobian(d.lcs, &end, &mut j.cx, &mut j.cu);
+        }
+        // `fx` becomes `J_x` below: the next iterate needs its own.
+        self.jacobian_at_iterate = false;
         if theta < 1.0 {
             let start = Point {
                 x: d.x,
@@ -275,17 +294,17 @@ impl NewtonStepper {
         // The loops run over the column-major slices: indexing the matrices
         // entry by entry cost a bounds check and a reload of their shapes per
         // entry, which was most of this function for small models.
-        let fx = self.fx.as_mut_slice();
+        let fx = j.fx.as_mut_slice();
         for v in fx.iter_mut() {
             *v *= -h * theta;
         }
         for i in 0..nx {
             fx[i * nx + i] += 1.0;
         }
-        if !self.lu.factor(&self.fx) {
+        if !self.lu.factor(&j.fx) {
             return Err(StepError::SingularIteration { h });
         }
-        let (fu1, fu0) = (self.fu1.as_slice(), self.fu0.as_slice());
+        let (fu1, fu0) = (j.fu.as_slice(), self.fu0.as_slice());
         for ((g, a1), a0) in self.g.as_mut_slice().iter_mut().zip(fu1).zip(fu0) {
             *g = -h * (theta * a1 + (1.0 - theta) * a0);
         }
@@ -294,9 +313,9 @@ impl NewtonStepper {
         self.lu.solve(&mut self.a);
         // M = C_u - C_x g, q = c - C_x a - M ū.
         let p = &mut self.problem;
-        let (cx, g) = (self.cx.as_slice(), self.g.as_slice());
+        let (cx, g) = (j.cx.as_slice(), self.g.as_slice());
         let m = p.m.as_mut_slice();
-        m.copy_from_slice(self.cu.as_slice());
+        m.copy_from_slice(j.cu.as_slice());
         for j in 0..nu {
             let gj = &g[j * nx..(j + 1) * nx];
             for i in 0..nu {
@@ -317,7 +336,14 @@ impl NewtonStepper {
             }
             p.q[i] = q;
         }
-        self.solver.matrix_changed();
+        // The bounds are the assembly's (copied at each step's start): checked
+        // once after it, not at every linearization.
+        if self.bounds_new {
+            self.solver.matrix_changed();
+            self.bounds_new = false;
+        } else {
+            self.solver.matrix_values_changed();
+        }
         Ok(())
     }
 
@@ -330,8 +356,10 @@ impl NewtonStepper {
         for j in 0..nu {
             self.u_bar[j] = u[j].max(d.lcs.lo[j]).min(d.lcs.hi[j]);
         }
+        self.jacobian_at_iterate = false;
         if !self.predict(d) {
-            self.cur.evaluate(self.theta, d, &self.x_bar, &self.u_bar);
+            self.cur
+                .evaluate(self.theta, d, &self.x_bar, &self.u_bar, None);
         }
         let mut info = lcp::Info {
             status: lcp::Status::Solved,
@@ -343,7 +371,7 @@ impl NewtonStepper {
         loop {
             let worst = self.cur.scaled_max();
             if worst <= TOL {
-                return self.accept(solves, worst, info);
+                return self.accept(d, solves, worst, info);
             }
             if solves == MAX_ITERATIONS || !worst.is_finite() {
                 return Err(StepError::Newton {
@@ -406,16 +434,20 @@ impl NewtonStepper {
             return false;
         }
         self.cur
-            .evaluate_states(self.theta, d, &self.x_bar, &self.u_bar);
+            .evaluate_states(self.theta, d, &self.x_bar, &self.u_bar, &self.memo);
         for i in 0..nx {
             self.x_try[i] = self.x_bar[i] - self.cur.phi[i];
         }
         self.u_try.copy_from_slice(&self.u_bar);
-        self.trial.evaluate(self.theta, d, &self.x_try, &self.u_try);
+        // With the Jacobians: from x̃ the iteration usually linearizes next.
+        let jac = Some(&mut self.end);
+        self.trial
+            .evaluate(self.theta, d, &self.x_try, &self.u_try, jac);
         let scale = &self.trial.scale;
         if self.trial.merit_of(scale, nx) <= self.cur.merit_of(scale, nx) {
             std::mem::swap(&mut self.x_bar, &mut self.x_try);
             std::mem::swap(&mut self.cur, &mut self.trial);
+            self.jacobian_at_iterate = true;
             return true;
         }
         false
@@ -434,7 +466,8 @@ impl NewtonStepper {
             for j in 0..self.nu {
                 self.u_try[j] = self.u_bar[j] + alpha * self.du[j];
             }
-            self.trial.evaluate(self.theta, d, &self.x_try, &self.u_try);
+            self.trial
+                .evaluate(self.theta, d, &self.x_try, &self.u_try, None);
             let m = self.trial.merit(&self.cur.scale);
             if m <= (1.0 - 1e-4 * alpha) * merit {
                 self.stats.backtracks += halving;
@@ -453,10 +486,15 @@ impl NewtonStepper {
 
     fn accept(
         &mut self,
+        d: StepData,
         solves: usize,
         worst: f64,
         info: lcp::Info,
     ) -> Result<lcp::Info, StepError> {
+        // `cur` holds `f` at the accepted iterate: the next step's start.
+        let point = [&self.x_bar[..], &self.u_bar[..], d.w];
+        let (f, m) = (&self.cur.f1, &self.cur.m1);
+        self.memo.store(point, d.t + d.h, f, m);
         self.x_next.copy_from_slice(&self.x_bar);
         self.u_next.copy_from_slice(&self.u_bar);
         self.y_next.copy_from_slice(&self.cur.c);

@@ -13,14 +13,37 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
+use super::memo::PointMemo;
 use crate::lcs::Lcs;
 use crate::model::program::Point;
+use nalgebra::DMatrix;
+
+/// The Jacobians of `f` and `c` at the step's end point of an iterate:
+/// `∂f/∂x`, `∂f/∂u`, `∂c/∂x`, `∂c/∂u`.
+pub(super) struct EndJacobian {
+    pub(super) fx: DMatrix<f64>,
+    pub(super) fu: DMatrix<f64>,
+    pub(super) cx: DMatrix<f64>,
+    pub(super) cu: DMatrix<f64>,
+}
+
+impl EndJacobian {
+    pub(super) fn new(nx: usize, nu: usize) -> Self {
+        EndJacobian {
+            fx: DMatrix::zeros(nx, nx),
+            fu: DMatrix::zeros(nx, nu),
+            cx: DMatrix::zeros(nu, nx),
+            cu: DMatrix::zeros(nu, nu),
+        }
+    }
+}
 
 /// Buffers of the nonlinear residual at one iterate.
 pub(super) struct Residual {
-    f1: Vec<f64>,
+    /// `f` at the step's end point and the magnitudes of its terms.
+    pub(super) f1: Vec<f64>,
     f0: Vec<f64>,
-    m1: Vec<f64>,
+    pub(super) m1: Vec<f64>,
     m0: Vec<f64>,
     /// `c` at the iterate and the magnitudes of its terms.
     pub(super) c: Vec<f64>,
@@ -45,20 +68,43 @@ impl Residual {
         }
     }
 
-    /// `Φ` at `(xb, ub)` for a step of method `theta`.
-    pub(super) fn evaluate(&mut self, theta: f64, d: StepData, xb: &[f64], ub: &[f64]) {
-        self.evaluate_states(theta, d, xb, ub);
+    /// `Φ` at `(xb, ub)` for a step of method `theta`; with `jac`, also the
+    /// Jacobians of `f` and `c` at the end point, from the same passes over
+    /// the programs (the same numbers as [`crate::ncs::Ncs::rhs_jacobian`]
+    /// and [`crate::ncs::Ncs::relation_jacobian`] there).
+    pub(super) fn evaluate(
+        &mut self,
+        theta: f64,
+        d: StepData,
+        xb: &[f64],
+        ub: &[f64],
+        jac: Option<&mut EndJacobian>,
+    ) {
         let Some(ncs) = d.lcs.nl.as_ref() else {
+            self.phi.fill(f64::NAN);
             return;
         };
-        let nx = xb.len();
         let end = Point {
             x: xb,
             u: ub,
             w: d.w,
             t: d.t + d.h,
         };
-        ncs.relation(&end, &mut self.c, &mut self.mc);
+        match jac {
+            Some(j) => {
+                let rhs = (&mut self.f1[..], &mut self.m1[..]);
+                ncs.rhs_and_jacobian(d.lcs, &end, rhs, &mut j.fx, &mut j.fu);
+                self.states_from_rhs(theta, d, xb, ub, None);
+                let relation = (&mut self.c[..], &mut self.mc[..]);
+                ncs.relation_and_jacobian(d.lcs, &end, relation, &mut j.cx, &mut j.cu);
+            }
+            None => {
+                ncs.rhs(&end, &mut self.f1, &mut self.m1);
+                self.states_from_rhs(theta, d, xb, ub, None);
+                ncs.relation(&end, &mut self.c, &mut self.mc);
+            }
+        }
+        let nx = xb.len();
         let (lo, hi) = (&d.lcs.lo, &d.lcs.hi);
         for j in 0..ub.len() {
             let mid = (ub[j] - self.c[j]).max(lo[j]).min(hi[j]);
@@ -68,30 +114,70 @@ impl Residual {
     }
 
     /// The states' part of [`Residual::evaluate`] (`Φ_i` and `s_i` for
-    /// `i < nx`; the pairs' entries are left as they were).
-    pub(super) fn evaluate_states(&mut self, theta: f64, d: StepData, xb: &[f64], ub: &[f64]) {
+    /// `i < nx`; the pairs' entries are left as they were), with `f` taken
+    /// from `memo` wherever it holds the point asked for (see
+    /// [`PointMemo`]: the numbers an evaluation would give).
+    pub(super) fn evaluate_states(
+        &mut self,
+        theta: f64,
+        d: StepData,
+        xb: &[f64],
+        ub: &[f64],
+        memo: &PointMemo,
+    ) {
+        let Some(ncs) = d.lcs.nl.as_ref() else {
+            self.phi.fill(f64::NAN);
+            return;
+        };
+        let t1 = d.t + d.h;
+        // Programs that do not read time: the memo's point at any time is this one.
+        let at_time = ncs.rhs_reads_time().then_some(t1);
+        if memo.holds([xb, ub, d.w], at_time) {
+            self.f1.copy_from_slice(&memo.value);
+            self.m1.copy_from_slice(&memo.magnitude);
+        } else {
+            let end = Point {
+                x: xb,
+                u: ub,
+                w: d.w,
+                t: t1,
+            };
+            ncs.rhs(&end, &mut self.f1, &mut self.m1);
+        }
+        self.states_from_rhs(theta, d, xb, ub, Some(memo));
+    }
+
+    /// `Φ_i`, `s_i` (`i < nx`) from `f1`, `m1` at the end point, evaluating
+    /// `f` at the step's start (`x`, `ub`, `t`) when θ < 1 (from `memo` when
+    /// it holds that point).
+    fn states_from_rhs(
+        &mut self,
+        theta: f64,
+        d: StepData,
+        xb: &[f64],
+        ub: &[f64],
+        memo: Option<&PointMemo>,
+    ) {
         let out = self;
         let Some(ncs) = d.lcs.nl.as_ref() else {
             out.phi.fill(f64::NAN);
             return;
         };
         let (nx, h) = (xb.len(), d.h);
-        let end = Point {
-            x: xb,
-            u: ub,
-            w: d.w,
-            t: d.t + d.h,
-        };
-        let start = Point {
-            x: d.x,
-            u: ub,
-            w: d.w,
-            t: d.t,
-        };
-        ncs.rhs(&end, &mut out.f1, &mut out.m1);
         let explicit_part = theta < 1.0;
         if explicit_part {
-            ncs.rhs(&start, &mut out.f0, &mut out.m0);
+            if let Some(m) = memo.filter(|m| m.holds([d.x, ub, d.w], Some(d.t))) {
+                out.f0.copy_from_slice(&m.value);
+                out.m0.copy_from_slice(&m.magnitude);
+            } else {
+                let start = Point {
+                    x: d.x,
+                    u: ub,
+                    w: d.w,
+                    t: d.t,
+                };
+                ncs.rhs(&start, &mut out.f0, &mut out.m0);
+            }
         }
         for i in 0..nx {
             // θ = 1: the start's terms are zeros, read as constants rather

@@ -9,6 +9,8 @@
 //!   time (a run from half a period equals the run from 0: the bridge rectifies both signs);
 //! - a free pair whose equation loses its root: the step is refused with the reason and
 //!   the state kept;
+//! - the Newton steps of the time-stepping fallback counted in the Newton
+//!   statistics (a nonlinear sign spiral whose switches accumulate);
 //! - FMU-state replay bit for bit, steps that allocate nothing.
 
 use super::model_path;
@@ -204,6 +206,63 @@ fn a_free_pair_without_solution_discards_the_step_and_keeps_the_state() {
         e.message
     );
     assert_eq!((get(&mut i, "x"), get(&mut i, "q")), (x, q));
+}
+
+/// The sign spiral with its field scaled by `1 + x1²` (nonlinear, and still
+/// a spiral that reaches the origin in finite time); at most one event per
+/// communication step, so the time-stepping fallback finishes the steps with
+/// more.
+const NONLINEAR_SPIRAL: &str = r#"
+[model]
+name = "nonlinear_spiral"
+[scheme]
+method = "event-driven"
+rtol = 1e-8
+atol = 1e-10
+max_events_per_step = 1
+[[states]]
+name = "x1"
+start = -1.0
+der = "(-u1 + 2*u2)*(1 + x1^2)"
+[[states]]
+name = "x2"
+start = 1.0
+der = "(-2*u1 - u2)*(1 + x1^2)"
+[[blocks]]
+name = "u1"
+type = "sign"
+input = "x1"
+[[blocks]]
+name = "u2"
+type = "sign"
+input = "x2"
+"#;
+
+#[test]
+fn the_newton_fallback_counts_in_the_newton_statistics() {
+    let mut i = initialized(model(NONLINEAR_SPIRAL), 0.0);
+    let steps = |i: &Instance| -> usize {
+        let stats = i
+            .newton_stats()
+            .expect("the event-driven scheme reports them");
+        stats.histogram.iter().sum()
+    };
+    assert_eq!(steps(&i), 0);
+    let mut finished_by_stepping = false;
+    for k in 1..=10 {
+        step_to(&mut i, &[k as f64 * 0.2]);
+        let r = i.step_report().unwrap();
+        finished_by_stepping |= r.accumulation.is_some() || r.singular_mode;
+    }
+    assert!(finished_by_stepping, "steps with more events than allowed");
+    let (x1, x2) = (get(&mut i, "x1"), get(&mut i, "x2"));
+    assert!(
+        x1.abs() + x2.abs() <= 1e-6,
+        "at rest at the origin: ({x1}, {x2})"
+    );
+    // Each time step of the fallback is one converged Newton step.
+    let n = steps(&i);
+    assert!((1..=10).contains(&n), "{n} Newton steps");
 }
 
 #[test]

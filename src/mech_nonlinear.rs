@@ -244,8 +244,8 @@ impl MechPrograms {
     }
 
     /// A linearized system: the model's patterns extended by the programs'
-    /// Jacobian entries (values zero until [`MechPrograms::linearize_forces`]
-    /// and friends fill them).
+    /// Jacobian entries (values zero until [`MechPrograms::force_jacobian`],
+    /// [`MechPrograms::gap_jacobian`] and [`MechPrograms::slip`] fill them).
     pub fn linearized(&self) -> MechSystem {
         (*self.linearized).clone()
     }

@@ -1,7 +1,7 @@
 //! The event-driven scheme seen from a Model Exchange importer: the importer
 //! integrates, the model says where the modes end and what comes next.
 //!
-//! In each mode (an active set, see [`mode`](super::mode)) a first-order LCS
+//! In each mode (an active set, see `scheme::mode`) a first-order LCS
 //! is a linear ODE; Model Exchange hands it to the importer's integrator:
 //! [`Exchange::derivatives`] is the mode's right-hand side and
 //! [`Exchange::indicators`] are its guards, two slots per pair: slot `2i`
@@ -16,7 +16,7 @@
 //! relative degree one slides: its mode holds `y = 0` through the derivative,
 //! so a relay's sliding surface is followed without a single further event.
 //! An integrator that reports the event only after stepping past the surface
-//! is brought back onto it by the [`capture`] rule instead of chattering.
+//! is brought back onto it by the capture rule (`exchange/capture.rs`) instead of chattering.
 //!
 //! Accumulations: events closer together than [`EVENT_FLOOR`] (relative to
 //! the time, at least absolute) are an accumulation point (Zeno), which no

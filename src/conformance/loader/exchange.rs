@@ -35,8 +35,13 @@ pub struct ExchangeSpec {
     /// directional derivatives.
     pub inputs: Vec<u32>,
     pub event_indicators: usize,
-    /// `providesDirectionalDerivative`.
+    /// FMI 3.0: value references of the named event indicators, in the order
+    /// of the indicators vector (empty for FMI 2.0, which does not name them).
+    pub indicators: Vec<u32>,
+    /// `providesDirectionalDerivative(s)`.
     pub directional: bool,
+    /// FMI 3.0's `providesAdjointDerivatives`.
+    pub adjoint: bool,
 }
 
 /// What an update of the discrete states says, in any version.
@@ -66,6 +71,9 @@ pub struct ExchangeNames {
     pub indicators: &'static str,
     pub nominals: &'static str,
     pub directional: &'static str,
+    pub adjoint: &'static str,
+    pub number_of_states: &'static str,
+    pub number_of_indicators: &'static str,
     pub do_step: &'static str,
 }
 
@@ -110,6 +118,32 @@ pub trait Exchange {
         seed: &[f64],
         out: &mut [f64],
     ) -> Status;
+    /// The adjoint derivatives (`seed` per unknown, `out` per known); `None`
+    /// when the version or the binary has none.
+    unsafe fn adjoint(
+        &self,
+        _c: Instance,
+        _unknowns: &[u32],
+        _knowns: &[u32],
+        _seed: &[f64],
+        _out: &mut [f64],
+    ) -> Option<Status> {
+        None
+    }
+    /// Whether the version has calls for the numbers of states and event
+    /// indicators (FMI 3.0), which the binary's answers must then match.
+    fn has_counts(&self) -> bool {
+        false
+    }
+    /// The number of continuous states the binary reports; `None` when the
+    /// version has no such call (FMI 2.0).
+    unsafe fn number_of_states(&self, _c: Instance, _n: &mut usize) -> Option<Status> {
+        None
+    }
+    /// The number of event indicators, likewise.
+    unsafe fn number_of_indicators(&self, _c: Instance, _n: &mut usize) -> Option<Status> {
+        None
+    }
     /// A co-simulation step on the Model Exchange instance, which must be
     /// refused; `None` when the binary exports no such function.
     unsafe fn co_simulation_step(&self, c: Instance, t: f64, h: f64) -> Option<Status>;
@@ -149,6 +183,7 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
         t: spec.start,
     };
     let (mut x, mut dx, mut read) = (vec![0.0; nx], vec![0.0; nx], vec![0.0; nx]);
+    let counted = exchange_checks::counts(&d)?;
     exchange_checks::refused_before_initialization(&d, &mut dx)?;
     d.call(d.n.reset, || api.reset(c))?;
     let stop = spec.start + spec.steps as f64 * spec.step;
@@ -174,10 +209,15 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
     finite(&nominals, &me.states, "nominal", d.t)?;
     let mut directional = String::new();
     if me.directional && !terminated {
-        let e = exchange_checks::directional(&d, &x)?;
+        let (e, adjoint) = exchange_checks::directional(&d, &x)?;
         directional = format!(
             "; directional derivatives == finite differences (largest relative difference {e:.1e})"
         );
+        if let Some(a) = adjoint {
+            directional += &format!(
+                "; adjoint derivatives == their transpose (largest relative difference {a:.1e})"
+            );
+        }
     }
     let (mut z, mut z_before) = (vec![0.0; nz], vec![0.0; nz]);
     d.indicators(&mut z_before)?;
@@ -235,9 +275,15 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
     let mut summary = format!(
         "{steps} explicit Euler steps of h = {} from t = {} to {}, {events} events \
          ({updates} {} calls, {moved} moving the states); {nx} states and {nz} event \
-         indicators as declared; the state and der(x) variables by {} == {} and {}{directional}",
+         indicators as declared{counted}; the state and der(x) variables by {} == {} and {}{directional}",
         spec.step, spec.start, d.t, d.n.update, d.n.get_reals, d.n.get_states, d.n.derivatives
     );
+    if !me.indicators.is_empty() {
+        summary += &format!(
+            "; the event indicator variables by {} == {}",
+            d.n.get_reals, d.n.indicators
+        );
+    }
     if terminated {
         summary += &format!("; terminateSimulation at t = {}", d.t);
     } else {

@@ -112,8 +112,13 @@ impl<'a, A: Exchange> Driver<'a, A> {
         match read.iter().zip(expected).position(differs) {
             None => Ok(()),
             Some(i) => Err(format!(
-                "{} of value reference {} (a {which} variable) gives {} where {call} gives {} (t = {})",
-                self.n.get_reals, vrs[i], read[i], expected[i], self.t
+                "{} of value reference {} ({} {which} variable) gives {} where {call} gives {} (t = {})",
+                self.n.get_reals,
+                vrs[i],
+                if which.starts_with('e') { "an" } else { "a" },
+                read[i],
+                expected[i],
+                self.t
             )),
         }
     }

@@ -35,9 +35,19 @@ fn value_reference(d: &Description, index: usize) -> Result<u32, String> {
         .map_err(|_| format!("{}: valueReference=\"{vr}\"", v.label()))
 }
 
+/// What a description lists for Model Exchange, by value reference, in the
+/// order of the states and indicators vectors.
+#[derive(Debug, Default)]
+struct Listed {
+    states: Vec<u32>,
+    derivatives: Vec<u32>,
+    /// FMI 3.0's named event indicators (FMI 2.0 only counts them).
+    indicators: Vec<u32>,
+}
+
 /// FMI 2.0's states and derivatives: each `Derivatives` entry is the index
 /// of a variable whose `derivative` attribute is its state's index.
-fn states2(d: &Description) -> Result<(Vec<u32>, Vec<u32>), String> {
+fn states2(d: &Description) -> Result<Listed, String> {
     let n = d.variables.len();
     let (mut states, mut derivatives) = (vec![], vec![]);
     for u in d.derivatives.iter().flatten() {
@@ -54,7 +64,11 @@ fn states2(d: &Description) -> Result<(Vec<u32>, Vec<u32>), String> {
         derivatives.push(value_reference(d, index)?);
         states.push(value_reference(d, state)?);
     }
-    Ok((states, derivatives))
+    Ok(Listed {
+        states,
+        derivatives,
+        indicators: vec![],
+    })
 }
 
 /// The variables by value reference (FMI 3.0 names them so).
@@ -78,7 +92,7 @@ fn entry(vars: &HashMap<u32, &Variable>, u: &Unknown, what: &str) -> Result<u32,
 /// FMI 3.0's states and derivatives: each `ContinuousStateDerivative` entry is
 /// the value reference of a variable whose `derivative` attribute is its
 /// state's value reference; and the named event indicators, in order.
-fn states3(d: &Description) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>), String> {
+fn states3(d: &Description) -> Result<Listed, String> {
     let vars = by_value_reference(d);
     let (mut states, mut derivatives) = (vec![], vec![]);
     for u in d.derivatives.iter().flatten() {
@@ -94,20 +108,22 @@ fn states3(d: &Description) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>), String> {
     }
     let indicators = d.event_indicators.iter().flatten();
     let indicators = indicators.map(|u| entry(&vars, u, "an EventIndicator"));
-    Ok((states, derivatives, indicators.collect::<Result<_, _>>()?))
+    Ok(Listed {
+        states,
+        derivatives,
+        indicators: indicators.collect::<Result<_, _>>()?,
+    })
 }
 
 /// The child's arguments for what the description declares; an error says
 /// why it declares no usable states (the description's rules fail then too).
 pub fn declared(d: &Description) -> Result<Vec<String>, String> {
     let fmi3 = d.root.get("fmiVersion").is_some_and(|v| v == "3.0");
-    let (states, derivatives, named) = match fmi3 {
+    let listed = match fmi3 {
         true => states3(d)?,
-        false => {
-            let (s, ds) = states2(d)?;
-            (s, ds, vec![])
-        }
+        false => states2(d)?,
     };
+    let (states, derivatives, named) = (listed.states, listed.derivatives, listed.indicators);
     let mut seen = std::collections::HashSet::new();
     if let Some(twice) = states.iter().find(|s| !seen.insert(**s)) {
         return Err(format!(
@@ -293,5 +309,56 @@ mod tests {
         assert_eq!(why, "two derivatives of the state of value reference 1");
         let d = parse(&xml("9", "1")).unwrap();
         assert_eq!(declared(&d).unwrap_err(), "der(y) names no state");
+    }
+
+    /// An FMI 3.0 description whose value references are not the variables'
+    /// positions: states at 20 and 10, their derivatives at 31 and 30 (listed
+    /// in that order), indicators at 41 and 40, an input at 5.
+    fn xml3(second_state: &str) -> String {
+        format!(
+            r#"<fmiModelDescription fmiVersion="3.0" instantiationToken="t">
+  <ModelExchange modelIdentifier="m" providesDirectionalDerivatives="true" providesAdjointDerivatives="true"/>
+  <ModelVariables>
+    <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
+    <Float64 name="w" valueReference="5" causality="input" start="0"/>
+    <Float64 name="x" valueReference="10" start="1"/>
+    <Float64 name="y" valueReference="20" start="1"/>
+    <Float64 name="der(x)" valueReference="30" derivative="10"/>
+    <Float64 name="der(y)" valueReference="31" derivative="{second_state}"/>
+    <Float64 name="z0" valueReference="40"/>
+    <Float64 name="z1" valueReference="41"/>
+  </ModelVariables>
+  <ModelStructure>
+    <ContinuousStateDerivative valueReference="31"/>
+    <ContinuousStateDerivative valueReference="30"/>
+    <EventIndicator valueReference="41"/>
+    <EventIndicator valueReference="40"/>
+  </ModelStructure>
+</fmiModelDescription>"#
+        )
+    }
+
+    #[test]
+    fn fmi3_states_and_indicators_are_value_references() {
+        let d = parse(&xml3("20")).unwrap();
+        let expected = [
+            "--model-exchange",
+            "--event-indicators=2",
+            "--states=20,10",
+            "--derivatives=31,30",
+            "--inputs=5",
+            "--indicators=41,40",
+            "--directional",
+            "--adjoint",
+        ];
+        assert_eq!(declared(&d).unwrap(), expected);
+        // derivative="4" is the position of y but no value reference.
+        assert_eq!(
+            declared(&parse(&xml3("4")).unwrap()).unwrap_err(),
+            "der(y) names no state"
+        );
+        let d = parse(&xml3("10")).unwrap();
+        let why = declared(&d).unwrap_err();
+        assert_eq!(why, "two derivatives of the state of value reference 10");
     }
 }

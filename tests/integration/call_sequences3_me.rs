@@ -3,7 +3,7 @@
 //! of up to 80 calls over the `--fmi 3` `me` builds of sign_spiral and
 //! rlc_diode and the `cs,me` builds of saturated_integrator (an input) and
 //! relay_feedback, with the generators of [`super::call_sequences`]. The
-//! calls ([`super::me3_calls`]) are the Model Exchange functions and the
+//! calls ([`super::me3_calls`], on [`super::me3_target`]) are the Model Exchange functions and the
 //! common ones in any state, with legal and illegal arguments: NaN, infinite
 //! and extreme states and times, time going backwards, arrays of the wrong
 //! size or NULL, `nValues`, `nSeed` and `nSensitivity` that do not match,
@@ -25,8 +25,9 @@
 //! `target/conformance/call-sequences3-me.txt`.
 
 use super::call_sequences::{env_or, Histogram, Rng};
-use super::me3_calls::{
-    completed, observe, random_call, target3, update, Instance3Me, Observation, Options, Target3,
+use super::me3_calls::random_call;
+use super::me3_target::{
+    completed, observe, target3, update, Instance3Me, Observation, Options, Target3,
 };
 use fmi::fmi3::binding::fmi3Status;
 use std::time::Instant;

@@ -111,6 +111,7 @@ mod lcp_alloc;
 mod log_capture;
 mod me3_calls;
 mod me3_check;
+mod me3_target;
 mod me_calls;
 mod me_check;
 mod mech_nonlinear;

@@ -98,9 +98,12 @@ fn failures_with_run(fmu: &Path) -> Vec<String> {
     failed.map(|c| c.to_string()).collect()
 }
 
+/// Replacements in the description, each made once, in order.
+type Edits<'a> = Vec<(&'a str, &'a str)>;
+
 #[test]
 fn broken_fmi3_model_exchange_descriptions_fail_with_one_line() {
-    let cases: [(&str, Vec<(&str, &str)>, &str); 3] = [
+    let cases: [(&str, Edits, &str); 3] = [
         (
             "me3_indicator_missing",
             vec![(r#"    <EventIndicator valueReference="10"/>"#, "")],

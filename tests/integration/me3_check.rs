@@ -6,7 +6,11 @@
 //! read by value reference, the adjoint derivatives against the directional
 //! ones. Copies whose description lists one `EventIndicator` too few, a
 //! `ContinuousStateDerivative` whose `derivative` attribute names the other
-//! state, or the indicators in another order fail with one line.
+//! state, or the indicators in another order fail with one line; so do
+//! foreign binaries (gcc-built from `tests/c/foreign_me3.c`) with adjoint
+//! derivatives that are not the directional ones' transpose, a wrong count of
+//! states, or an indicator variable that reads another value than its
+//! indicator, while a well-behaved build of the same file passes the run.
 
 use super::fmu_check::rewrite;
 use super::me_check::linear_first_order;
@@ -147,5 +151,66 @@ fn broken_fmi3_model_exchange_descriptions_fail_with_one_line() {
             line.starts_with(&format!("FAIL {ME_RUN}: {expected}")),
             "{label}: {line}"
         );
+    }
+}
+
+/// The line of the Model Exchange run of sign_spiral's FMI 3.0 `me` FMU with
+/// its binary replaced by `tests/c/foreign_me3.c` built with `-D{behaviour}`.
+fn foreign_me3_run(behaviour: &str) -> String {
+    let so = super::fmu_check::out_dir().join(format!("foreign_me3_{behaviour}.so"));
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/foreign_me3.c");
+    let out = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-O0", "-w"])
+        .arg(format!("-D{behaviour}"))
+        .arg("-o")
+        .arg(&so)
+        .arg(&source)
+        .output()
+        .expect("gcc");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let binary = std::fs::read(&so).unwrap();
+    let label = format!("foreign_me3_{behaviour}");
+    let fmu = rewrite(&me3_fmu("sign_spiral", false), &label, |name, bytes| {
+        let bytes = if name.ends_with(".so") {
+            binary.clone()
+        } else {
+            bytes
+        };
+        vec![(name.to_string(), bytes)]
+    });
+    let runner = Path::new(env!("CARGO_BIN_EXE_lcsfmu"));
+    let lines = conformance::check(&fmu, Some(runner)).lines();
+    let run = lines.iter().find(|l| l.contains(ME_RUN));
+    run.unwrap_or_else(|| panic!("{behaviour}: {lines:#?}"))
+        .clone()
+}
+
+#[test]
+fn foreign_fmi3_model_exchange_binaries_fail_with_what_they_did() {
+    // A well-behaved foreign binary passes the run: the checks tell good from bad.
+    let good = foreign_me3_run("BEHAVE");
+    assert!(good.starts_with(&format!("PASS {ME_RUN}: ")), "{good}");
+    assert!(
+        good.contains("adjoint derivatives == their transpose (largest relative difference 0.0e0)"),
+        "{good}"
+    );
+    let cases = [
+        (
+            "WRONG_ADJOINT",
+            "fmi3GetAdjointDerivative of the derivative of value reference 5 by the states and inputs gives 2 by value reference 2 where fmi3GetDirectionalDerivative gives 1",
+        ),
+        (
+            "WRONG_COUNT",
+            "fmi3GetNumberOfContinuousStates gives 3 where the description declares 2",
+        ),
+        (
+            "WRONG_INDICATOR",
+            "fmi3GetFloat64 of value reference 7 (an event indicator variable) gives 0 where fmi3GetEventIndicators gives -1 (t = 0)",
+        ),
+    ];
+    for (behaviour, expected) in cases {
+        let line = foreign_me3_run(behaviour);
+        assert_eq!(line, format!("FAIL {ME_RUN}: {expected}"), "{behaviour}");
     }
 }

@@ -1,21 +1,25 @@
 //! The Model Exchange life cycle the child runs, written once for any FMI
 //! version: a version's table of C functions implements [`Exchange`] (FMI 2.0:
-//! [`super::api_me::ApiMe`]) and this file says which calls a careful importer
-//! makes and what must come out of them.
+//! [`super::api_me::ApiMe`], FMI 3.0: [`super::api3_me::Api3Me`]) and this
+//! file says which calls a careful importer makes and what must come out of
+//! them.
 //!
-//! The cycle: instantiate for Model Exchange; a derivative asked for before
-//! initialization must be refused, then `Reset`; initialize; the event
-//! iteration (new discrete states until none are needed); in Continuous-Time
-//! Mode the directional derivatives against finite differences
-//! ([`super::exchange_checks`]), then a fixed-step explicit Euler that
-//! detects events by a sign change of an indicator (FMI's `z > 0` against `z
-//! <= 0`) or by `CompletedIntegratorStep`, and handles them in Event Mode,
-//! reading the states back when they changed. Every call passes the
-//! description's numbers of states and event indicators ([`super::exchange_calls`]
-//! makes and checks each call); the states read by
+//! The cycle: instantiate for Model Exchange; where the version has the calls
+//! (FMI 3.0), the numbers of states and event indicators must be the
+//! description's; a derivative asked for before initialization must be
+//! refused, then `Reset`; initialize; the event iteration (new discrete states
+//! until none are needed); in Continuous-Time Mode the directional
+//! derivatives against finite differences, and the adjoint ones against their
+//! transpose when declared ([`super::exchange_checks`]), then a fixed-step
+//! explicit Euler that detects events by a sign change of an indicator (FMI's
+//! `z > 0` against `z <= 0`) or by `CompletedIntegratorStep`, and handles them
+//! in Event Mode, reading the states back when they changed. Every call passes
+//! the description's numbers of states and event indicators
+//! ([`super::exchange_calls`] makes and checks each call); the states read by
 //! value reference must be the continuous states, the `der(x)` variables the
-//! derivatives, everything finite. At the end, calls the state machine forbids
-//! in Continuous-Time Mode must be refused and change nothing; `Reset` and the
+//! derivatives, FMI 3.0's event indicator variables the indicators,
+//! everything finite. At the end, calls the state machine forbids in
+//! Continuous-Time Mode must be refused and change nothing; `Reset` and the
 //! same initialization must give the same start; terminate and free.
 
 use super::cycle::{Instance, Status};

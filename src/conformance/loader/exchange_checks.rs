@@ -260,6 +260,7 @@ unsafe fn adjoint<A: Exchange>(
         d.call(&what, || status)?;
         for (j, column) in jacobian.iter().enumerate() {
             let err = (row[j] - column[i]).abs();
+            // Written so that a NaN fails too.
             if !(err <= ADJOINT_TOLERANCE * largest) {
                 return Err(format!(
                     "{what} gives {} by value reference {} where {} gives {}",

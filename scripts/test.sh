@@ -20,8 +20,9 @@ cargo fmt --all --check
 cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 cargo clippy --all-targets --release -- -D warnings
 cargo test --release
-# The figures of the random FMI call sequences (tests/integration/call_sequences.rs).
-head -n 1 target/conformance/call-sequences.txt
+# The figures of the random FMI call sequences (tests/integration/call_sequences*.rs: FMI 2.0
+# and 3.0, Co-Simulation and Model Exchange).
+head -n 1 target/conformance/call-sequences*.txt
 cargo build --release --bins --examples
 # The FMU template only compiles with a generated model: lint it with one.
 cache=target/fmu-build

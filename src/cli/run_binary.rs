@@ -39,7 +39,7 @@ pub struct Args {
     /// ... and through its serialization too.
     #[arg(long)]
     serialize: bool,
-    /// Run Model Exchange (FMI 2.0), the states and event indicators below as
+    /// Run Model Exchange, the states and event indicators below as
     /// the description declares them, instead of Co-Simulation.
     #[arg(long)]
     model_exchange: bool,
@@ -54,9 +54,15 @@ pub struct Args {
     inputs: Vec<u32>,
     #[arg(long, default_value_t = 0)]
     event_indicators: usize,
+    /// FMI 3.0: value references of the named event indicators, in order.
+    #[arg(long, value_delimiter = ',')]
+    indicators: Vec<u32>,
     /// The FMU provides directional derivatives.
     #[arg(long)]
     directional: bool,
+    /// The FMU provides adjoint derivatives (FMI 3.0).
+    #[arg(long)]
+    adjoint: bool,
     /// Address space limit in bytes.
     #[arg(long)]
     memory: u64,
@@ -85,7 +91,9 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
                 derivatives: args.derivatives,
                 inputs: args.inputs,
                 event_indicators: args.event_indicators,
+                indicators: args.indicators,
                 directional: args.directional,
+                adjoint: args.adjoint,
             }),
         })
     });

@@ -5,17 +5,23 @@
 //! supervised as the Co-Simulation one is ([`super::run`]).
 //!
 //! FMI 2.0 gives the states only through `ModelStructure/Derivatives`: each
-//! entry is a variable whose `derivative` attribute names its state, and their
-//! order is the order of the states vector. So the child is told the states
-//! and derivatives in that order, the number of event indicators, the inputs
-//! (knowns of the directional derivatives) and whether the FMU provides
-//! directional derivatives, and holds the binary to all of it. The Euler run
+//! entry is a variable whose `derivative` attribute names its state (by
+//! index), and their order is the order of the states vector. FMI 3.0 lists
+//! `ContinuousStateDerivative` entries by value reference, and the
+//! `derivative` attribute is the state's value reference; it names the event
+//! indicators too (`EventIndicator`, in the order of the indicators vector),
+//! where FMI 2.0 only counts them. So the child is told the states and
+//! derivatives in that order, the event indicators (their number, and for
+//! FMI 3.0 their value references), the inputs (knowns of the directional
+//! derivatives) and whether the FMU provides directional (and adjoint)
+//! derivatives, and holds the binary to all of it. The Euler run
 //! covers the default experiment with its step, at most [`MAX_EULER_STEPS`].
 
-use super::description::Description;
+use super::description::{Description, Unknown, Variable};
 use super::run::{self, Limits};
 use super::{Report, SHORT_RUN_STEPS};
 use crate::archive::Archive;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Euler steps of the Model Exchange run at most.
@@ -29,9 +35,19 @@ fn value_reference(d: &Description, index: usize) -> Result<u32, String> {
         .map_err(|_| format!("{}: valueReference=\"{vr}\"", v.label()))
 }
 
-/// The child's arguments for what the description declares; an error says
-/// why it declares no usable states (the description's rules fail then too).
-pub fn declared(d: &Description) -> Result<Vec<String>, String> {
+/// What a description lists for Model Exchange, by value reference, in the
+/// order of the states and indicators vectors.
+#[derive(Debug, Default)]
+struct Listed {
+    states: Vec<u32>,
+    derivatives: Vec<u32>,
+    /// FMI 3.0's named event indicators (FMI 2.0 only counts them).
+    indicators: Vec<u32>,
+}
+
+/// FMI 2.0's states and derivatives: each `Derivatives` entry is the index
+/// of a variable whose `derivative` attribute is its state's index.
+fn states2(d: &Description) -> Result<Listed, String> {
     let n = d.variables.len();
     let (mut states, mut derivatives) = (vec![], vec![]);
     for u in d.derivatives.iter().flatten() {
@@ -48,22 +64,84 @@ pub fn declared(d: &Description) -> Result<Vec<String>, String> {
         derivatives.push(value_reference(d, index)?);
         states.push(value_reference(d, state)?);
     }
+    Ok(Listed {
+        states,
+        derivatives,
+        indicators: vec![],
+    })
+}
+
+/// The variables by value reference (FMI 3.0 names them so).
+fn by_value_reference(d: &Description) -> HashMap<u32, &Variable> {
+    let vr = |v: &Variable| v.value_reference.as_deref()?.parse::<u32>().ok();
+    d.variables
+        .iter()
+        .filter_map(|v| Some((vr(v)?, v)))
+        .collect()
+}
+
+/// The value reference of an FMI 3.0 `ModelStructure` entry, which must be a variable's.
+fn entry(vars: &HashMap<u32, &Variable>, u: &Unknown, what: &str) -> Result<u32, String> {
+    let text = u.value_reference.as_deref().unwrap_or_default();
+    text.parse::<u32>()
+        .ok()
+        .filter(|vr| vars.contains_key(vr))
+        .ok_or_else(|| format!("{what} valueReference=\"{text}\" is not a variable"))
+}
+
+/// FMI 3.0's states and derivatives: each `ContinuousStateDerivative` entry is
+/// the value reference of a variable whose `derivative` attribute is its
+/// state's value reference; and the named event indicators, in order.
+fn states3(d: &Description) -> Result<Listed, String> {
+    let vars = by_value_reference(d);
+    let (mut states, mut derivatives) = (vec![], vec![]);
+    for u in d.derivatives.iter().flatten() {
+        let vr = entry(&vars, u, "a ContinuousStateDerivative")?;
+        let der = vars[&vr];
+        let state = der.type_attributes.get("derivative");
+        let state = state.and_then(|s| s.parse::<u32>().ok());
+        let state = state
+            .filter(|s| vars.contains_key(s))
+            .ok_or_else(|| format!("{} names no state", der.label()))?;
+        derivatives.push(vr);
+        states.push(state);
+    }
+    let indicators = d.event_indicators.iter().flatten();
+    let indicators = indicators.map(|u| entry(&vars, u, "an EventIndicator"));
+    Ok(Listed {
+        states,
+        derivatives,
+        indicators: indicators.collect::<Result<_, _>>()?,
+    })
+}
+
+/// The child's arguments for what the description declares; an error says
+/// why it declares no usable states (the description's rules fail then too).
+pub fn declared(d: &Description) -> Result<Vec<String>, String> {
+    let fmi3 = d.root.get("fmiVersion").is_some_and(|v| v == "3.0");
+    let listed = match fmi3 {
+        true => states3(d)?,
+        false => states2(d)?,
+    };
+    let (states, derivatives, named) = (listed.states, listed.derivatives, listed.indicators);
     let mut seen = std::collections::HashSet::new();
     if let Some(twice) = states.iter().find(|s| !seen.insert(**s)) {
         return Err(format!(
             "two derivatives of the state of value reference {twice}"
         ));
     }
-    let indicators = match d.root.get("numberOfEventIndicators") {
-        None => 0,
-        Some(text) => text
+    let indicators = match (fmi3, d.root.get("numberOfEventIndicators")) {
+        (true, _) => named.len(),
+        (false, None) => 0,
+        (false, Some(text)) => text
             .parse::<usize>()
             .map_err(|_| format!("numberOfEventIndicators=\"{text}\""))?,
     };
-    let inputs: Vec<u32> = (1..=n)
+    let float = if fmi3 { "Float64" } else { "Real" };
+    let inputs: Vec<u32> = (1..=d.variables.len())
         .filter(|&i| {
             let v = &d.variables[i - 1];
-            v.causality() == "input" && v.kind == "Real" && v.variability() == "continuous"
+            v.causality() == "input" && v.kind == float && v.variability() == "continuous"
         })
         .filter_map(|i| value_reference(d, i).ok())
         .collect();
@@ -76,14 +154,20 @@ pub fn declared(d: &Description) -> Result<Vec<String>, String> {
         ("states", &states),
         ("derivatives", &derivatives),
         ("inputs", &inputs),
+        ("indicators", &named),
     ] {
         if !vrs.is_empty() {
             args.push(format!("--{flag}={}", list(vrs)));
         }
     }
     let me = d.model_exchange.as_ref();
-    if me.and_then(|m| m.get("providesDirectionalDerivative")) == Some(&"true".to_string()) {
+    let provides = |name: &str| me.and_then(|m| m.get(name)).is_some_and(|v| v == "true");
+    // FMI 3.0 writes the plural.
+    if provides("providesDirectionalDerivative") || provides("providesDirectionalDerivatives") {
         args.push("--directional".into());
+    }
+    if fmi3 && provides("providesAdjointDerivatives") {
+        args.push("--adjoint".into());
     }
     Ok(args)
 }
@@ -119,8 +203,7 @@ pub fn exchange(
 }
 
 /// The binary loaded and run by `runner __run-binary`, in a child process:
-/// once per interface type the description declares (Model Exchange for
-/// FMI 2.0 only, so far).
+/// once per interface type the description declares.
 pub(super) fn binary_runs(
     r: &mut Report,
     archive: &mut Archive,
@@ -138,7 +221,6 @@ pub(super) fn binary_runs(
     if d.model_exchange.is_some() {
         names.push(me);
     }
-    let fmi3 = d.root.get("fmiVersion").is_some_and(|v| v == "3.0");
     for name in names {
         let Some(so) = so else {
             r.skip(name, "no binary for linux64");
@@ -154,9 +236,6 @@ pub(super) fn binary_runs(
         }
         let ran = if name == cs {
             run::binary(archive, d, so, runner, SHORT_RUN_STEPS, limits)
-        } else if fmi3 {
-            r.skip(name, "FMI 3.0 Model Exchange is not run by this version");
-            continue;
         } else {
             match declared(d) {
                 Err(why) => {
@@ -230,5 +309,56 @@ mod tests {
         assert_eq!(why, "two derivatives of the state of value reference 1");
         let d = parse(&xml("9", "1")).unwrap();
         assert_eq!(declared(&d).unwrap_err(), "der(y) names no state");
+    }
+
+    /// An FMI 3.0 description whose value references are not the variables'
+    /// positions: states at 20 and 10, their derivatives at 31 and 30 (listed
+    /// in that order), indicators at 41 and 40, an input at 5.
+    fn xml3(second_state: &str) -> String {
+        format!(
+            r#"<fmiModelDescription fmiVersion="3.0" instantiationToken="t">
+  <ModelExchange modelIdentifier="m" providesDirectionalDerivatives="true" providesAdjointDerivatives="true"/>
+  <ModelVariables>
+    <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
+    <Float64 name="w" valueReference="5" causality="input" start="0"/>
+    <Float64 name="x" valueReference="10" start="1"/>
+    <Float64 name="y" valueReference="20" start="1"/>
+    <Float64 name="der(x)" valueReference="30" derivative="10"/>
+    <Float64 name="der(y)" valueReference="31" derivative="{second_state}"/>
+    <Float64 name="z0" valueReference="40"/>
+    <Float64 name="z1" valueReference="41"/>
+  </ModelVariables>
+  <ModelStructure>
+    <ContinuousStateDerivative valueReference="31"/>
+    <ContinuousStateDerivative valueReference="30"/>
+    <EventIndicator valueReference="41"/>
+    <EventIndicator valueReference="40"/>
+  </ModelStructure>
+</fmiModelDescription>"#
+        )
+    }
+
+    #[test]
+    fn fmi3_states_and_indicators_are_value_references() {
+        let d = parse(&xml3("20")).unwrap();
+        let expected = [
+            "--model-exchange",
+            "--event-indicators=2",
+            "--states=20,10",
+            "--derivatives=31,30",
+            "--inputs=5",
+            "--indicators=41,40",
+            "--directional",
+            "--adjoint",
+        ];
+        assert_eq!(declared(&d).unwrap(), expected);
+        // derivative="4" is the position of y but no value reference.
+        assert_eq!(
+            declared(&parse(&xml3("4")).unwrap()).unwrap_err(),
+            "der(y) names no state"
+        );
+        let d = parse(&xml3("10")).unwrap();
+        let why = declared(&d).unwrap_err();
+        assert_eq!(why, "two derivatives of the state of value reference 10");
     }
 }

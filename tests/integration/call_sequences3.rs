@@ -39,9 +39,9 @@ const DISCARD: fmi3Status = 2;
 const ERROR: fmi3Status = 3;
 
 /// Messages an instance logged; the instance environment points here.
-type Log = Mutex<Vec<String>>;
+pub(super) type Log = Mutex<Vec<String>>;
 
-unsafe extern "C" fn log_message(
+pub(super) unsafe extern "C" fn log_message(
     env: *mut c_void,
     _status: fmi3Status,
     _category: *const c_char,

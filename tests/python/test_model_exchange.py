@@ -30,7 +30,8 @@ fixture `me_fmus` run for both FMI versions (ids fmi2, fmi3), the others say whi
     test_cs_and_me_in_one_archive            --interface cs,me, both versions: both run; CS equals
                                              the CS-only FMU bit for bit; the GUIDs differ
     test_exports_and_check                   nm: FMI 2.0 35 functions (me), 44 (cs,me); FMI 3.0 the
-                                             75; `lcsfmu check` passes on all
+                                             75; `lcsfmu check` passes on all, the
+                                             Model Exchange run included
 """
 from __future__ import annotations
 
@@ -494,7 +495,10 @@ def test_exports_and_check(lcsfmu_bin, tmp_path, interface, fmi):
     else:
         assert "ContinuousStateDerivative lists state derivatives" in check.stdout
         assert "EventIndicator entries are continuous Float variables" in check.stdout
-    # the child-process run drives Co-Simulation: it runs the cs,me archive, skips the me one
+    # the child process runs the binary through Model Exchange (both versions), and through
+    # Co-Simulation for the cs,me archive only; nothing is skipped
+    assert "PASS binary run through Model Exchange in a child process" in check.stdout
+    assert "0 skipped" in check.stdout, check.stdout
     ran = "binary loaded and run" in check.stdout and "PASS binary loaded" in check.stdout
     assert ran == (interface == "cs,me"), check.stdout
 

@@ -14,9 +14,9 @@ use libloading::os::unix::Library;
 use std::ffi::{c_char, c_void, CString};
 
 /// `fmi3LogMessageCallback`: not variadic, unlike FMI 2.0's logger.
-type Logger = extern "C" fn(*mut c_void, Status, *const c_char, *const c_char);
+pub(super) type Logger = extern "C" fn(*mut c_void, Status, *const c_char, *const c_char);
 
-extern "C" fn logger(
+pub(super) extern "C" fn logger(
     _env: *mut c_void,
     status: Status,
     category: *const c_char,

@@ -87,6 +87,10 @@ const NAMES_ME: ExchangeNames = ExchangeNames {
     indicators: "fmi2GetEventIndicators",
     nominals: "fmi2GetNominalsOfContinuousStates",
     directional: "fmi2GetDirectionalDerivative",
+    // FMI 2.0 has neither: the description alone gives the counts.
+    adjoint: "fmi2 (no adjoint derivatives)",
+    number_of_states: "fmi2 (no count of states)",
+    number_of_indicators: "fmi2 (no count of event indicators)",
     do_step: "fmi2DoStep",
 };
 

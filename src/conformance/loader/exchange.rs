@@ -1,21 +1,25 @@
 //! The Model Exchange life cycle the child runs, written once for any FMI
 //! version: a version's table of C functions implements [`Exchange`] (FMI 2.0:
-//! [`super::api_me::ApiMe`]) and this file says which calls a careful importer
-//! makes and what must come out of them.
+//! [`super::api_me::ApiMe`], FMI 3.0: [`super::api3_me::Api3Me`]) and this
+//! file says which calls a careful importer makes and what must come out of
+//! them.
 //!
-//! The cycle: instantiate for Model Exchange; a derivative asked for before
-//! initialization must be refused, then `Reset`; initialize; the event
-//! iteration (new discrete states until none are needed); in Continuous-Time
-//! Mode the directional derivatives against finite differences
-//! ([`super::exchange_checks`]), then a fixed-step explicit Euler that
-//! detects events by a sign change of an indicator (FMI's `z > 0` against `z
-//! <= 0`) or by `CompletedIntegratorStep`, and handles them in Event Mode,
-//! reading the states back when they changed. Every call passes the
-//! description's numbers of states and event indicators ([`super::exchange_calls`]
-//! makes and checks each call); the states read by
+//! The cycle: instantiate for Model Exchange; where the version has the calls
+//! (FMI 3.0), the numbers of states and event indicators must be the
+//! description's; a derivative asked for before initialization must be
+//! refused, then `Reset`; initialize; the event iteration (new discrete states
+//! until none are needed); in Continuous-Time Mode the directional
+//! derivatives against finite differences, and the adjoint ones against their
+//! transpose when declared ([`super::exchange_checks`]), then a fixed-step
+//! explicit Euler that detects events by a sign change of an indicator (FMI's
+//! `z > 0` against `z <= 0`) or by `CompletedIntegratorStep`, and handles them
+//! in Event Mode, reading the states back when they changed. Every call passes
+//! the description's numbers of states and event indicators
+//! ([`super::exchange_calls`] makes and checks each call); the states read by
 //! value reference must be the continuous states, the `der(x)` variables the
-//! derivatives, everything finite. At the end, calls the state machine forbids
-//! in Continuous-Time Mode must be refused and change nothing; `Reset` and the
+//! derivatives, FMI 3.0's event indicator variables the indicators,
+//! everything finite. At the end, calls the state machine forbids in
+//! Continuous-Time Mode must be refused and change nothing; `Reset` and the
 //! same initialization must give the same start; terminate and free.
 
 use super::cycle::{Instance, Status};
@@ -35,8 +39,13 @@ pub struct ExchangeSpec {
     /// directional derivatives.
     pub inputs: Vec<u32>,
     pub event_indicators: usize,
-    /// `providesDirectionalDerivative`.
+    /// FMI 3.0: value references of the named event indicators, in the order
+    /// of the indicators vector (empty for FMI 2.0, which does not name them).
+    pub indicators: Vec<u32>,
+    /// `providesDirectionalDerivative(s)`.
     pub directional: bool,
+    /// FMI 3.0's `providesAdjointDerivatives`.
+    pub adjoint: bool,
 }
 
 /// What an update of the discrete states says, in any version.
@@ -66,6 +75,9 @@ pub struct ExchangeNames {
     pub indicators: &'static str,
     pub nominals: &'static str,
     pub directional: &'static str,
+    pub adjoint: &'static str,
+    pub number_of_states: &'static str,
+    pub number_of_indicators: &'static str,
     pub do_step: &'static str,
 }
 
@@ -110,6 +122,32 @@ pub trait Exchange {
         seed: &[f64],
         out: &mut [f64],
     ) -> Status;
+    /// The adjoint derivatives (`seed` per unknown, `out` per known); `None`
+    /// when the version or the binary has none.
+    unsafe fn adjoint(
+        &self,
+        _c: Instance,
+        _unknowns: &[u32],
+        _knowns: &[u32],
+        _seed: &[f64],
+        _out: &mut [f64],
+    ) -> Option<Status> {
+        None
+    }
+    /// Whether the version has calls for the numbers of states and event
+    /// indicators (FMI 3.0), which the binary's answers must then match.
+    fn has_counts(&self) -> bool {
+        false
+    }
+    /// The number of continuous states the binary reports; `None` when the
+    /// version has no such call (FMI 2.0).
+    unsafe fn number_of_states(&self, _c: Instance, _n: &mut usize) -> Option<Status> {
+        None
+    }
+    /// The number of event indicators, likewise.
+    unsafe fn number_of_indicators(&self, _c: Instance, _n: &mut usize) -> Option<Status> {
+        None
+    }
     /// A co-simulation step on the Model Exchange instance, which must be
     /// refused; `None` when the binary exports no such function.
     unsafe fn co_simulation_step(&self, c: Instance, t: f64, h: f64) -> Option<Status>;
@@ -149,6 +187,7 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
         t: spec.start,
     };
     let (mut x, mut dx, mut read) = (vec![0.0; nx], vec![0.0; nx], vec![0.0; nx]);
+    let counted = exchange_checks::counts(&d)?;
     exchange_checks::refused_before_initialization(&d, &mut dx)?;
     d.call(d.n.reset, || api.reset(c))?;
     let stop = spec.start + spec.steps as f64 * spec.step;
@@ -174,10 +213,15 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
     finite(&nominals, &me.states, "nominal", d.t)?;
     let mut directional = String::new();
     if me.directional && !terminated {
-        let e = exchange_checks::directional(&d, &x)?;
+        let (e, adjoint) = exchange_checks::directional(&d, &x)?;
         directional = format!(
             "; directional derivatives == finite differences (largest relative difference {e:.1e})"
         );
+        if let Some(a) = adjoint {
+            directional += &format!(
+                "; adjoint derivatives == their transpose (largest relative difference {a:.1e})"
+            );
+        }
     }
     let (mut z, mut z_before) = (vec![0.0; nz], vec![0.0; nz]);
     d.indicators(&mut z_before)?;
@@ -235,9 +279,15 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
     let mut summary = format!(
         "{steps} explicit Euler steps of h = {} from t = {} to {}, {events} events \
          ({updates} {} calls, {moved} moving the states); {nx} states and {nz} event \
-         indicators as declared; the state and der(x) variables by {} == {} and {}{directional}",
+         indicators as declared{counted}; the state and der(x) variables by {} == {} and {}{directional}",
         spec.step, spec.start, d.t, d.n.update, d.n.get_reals, d.n.get_states, d.n.derivatives
     );
+    if !me.indicators.is_empty() {
+        summary += &format!(
+            "; the event indicator variables by {} == {}",
+            d.n.get_reals, d.n.indicators
+        );
+    }
     if terminated {
         summary += &format!("; terminateSimulation at t = {}", d.t);
     } else {

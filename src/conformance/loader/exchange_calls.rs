@@ -1,7 +1,8 @@
 //! The calls of the Model Exchange cycle on one instance ([`Driver`]): each
 //! announced before it is made, its status checked, the description's counts
 //! passed and named in the error, the values read checked for finiteness, and
-//! the event iteration. [`super::exchange`] says in which order they come.
+//! the event iteration. FMI 3.0's named event indicators are read by value
+//! reference at every reading of the indicators vector, and must equal it. [`super::exchange`] says in which order they come.
 
 use super::cycle::Status;
 use super::exchange::{EventUpdate, Exchange, ExchangeNames, ExchangeSpec};
@@ -69,10 +70,23 @@ impl<'a, A: Exchange> Driver<'a, A> {
         self.counted(self.n.indicators, n, "event indicators", || {
             api.indicators(c, z)
         })?;
-        match z.iter().position(|v| !v.is_finite()) {
-            Some(i) => Err(format!("event indicator {i} is {} at t = {}", z[i], self.t)),
-            None => Ok(()),
+        if let Some(i) = z.iter().position(|v| !v.is_finite()) {
+            return Err(format!("event indicator {i} is {} at t = {}", z[i], self.t));
         }
+        // FMI 3.0 names them: each variable must read as its indicator.
+        let named = &self.me.indicators;
+        if named.is_empty() {
+            return Ok(());
+        }
+        if named.len() != n {
+            return Err(format!(
+                "{} EventIndicator entries, but {n} event indicators declared",
+                named.len()
+            ));
+        }
+        let mut read = vec![0.0; n];
+        let name = self.n.indicators;
+        self.same_by_reference(named, z, &mut read, "event indicator", name)
     }
 
     pub unsafe fn set_states(&self, x: &[f64]) -> Result<(), String> {
@@ -98,8 +112,13 @@ impl<'a, A: Exchange> Driver<'a, A> {
         match read.iter().zip(expected).position(differs) {
             None => Ok(()),
             Some(i) => Err(format!(
-                "{} of value reference {} (a {which} variable) gives {} where {call} gives {} (t = {})",
-                self.n.get_reals, vrs[i], read[i], expected[i], self.t
+                "{} of value reference {} ({} {which} variable) gives {} where {call} gives {} (t = {})",
+                self.n.get_reals,
+                vrs[i],
+                if which.starts_with('e') { "an" } else { "a" },
+                read[i],
+                expected[i],
+                self.t
             )),
         }
     }

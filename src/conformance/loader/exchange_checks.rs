@@ -1,7 +1,10 @@
 //! The checks of the Model Exchange cycle ([`super::exchange`]) that are more
-//! than reading and comparing: calls the state machine forbids, which must be
-//! refused with an error and change nothing, and the directional derivatives
-//! against central finite differences.
+//! than reading and comparing: the numbers of states and event indicators the
+//! binary reports (FMI 3.0) against the description's, calls the state
+//! machine forbids, which must be refused with an error and change nothing,
+//! the directional derivatives against central finite differences, and the
+//! adjoint derivatives (FMI 3.0) against the transpose of the directional
+//! ones.
 //!
 //! A refused call must return exactly the version's Error status: OK or
 //! Warning would mean the FMU did what the standard forbids, Fatal that it
@@ -13,6 +16,9 @@
 //! rounding, about `1e-10` of the scale. The tolerance, `1e-6` of the
 //! column's scale (the largest sensitivity, or the derivatives over the
 //! known's size), leaves room for the curvature of a nonlinear foreign FMU.
+//! Adjoint and directional derivatives are the same Jacobian read two ways,
+//! with no step between them: they must agree to [`ADJOINT_TOLERANCE`] of
+//! the Jacobian's largest entry (rounding of a different order of sums).
 
 use super::exchange::{Exchange, ERROR};
 use super::exchange_calls::Driver;
@@ -22,6 +28,39 @@ use super::{announce, cycle::Status};
 const DELTA: f64 = 1e-6;
 /// Largest difference from the finite differences, relative to the column's scale.
 const TOLERANCE: f64 = 1e-6;
+/// Largest difference of an adjoint derivative from the directional one,
+/// relative to the Jacobian's largest entry.
+const ADJOINT_TOLERANCE: f64 = 1e-12;
+
+/// The numbers of states and event indicators the binary reports, where the
+/// version has the calls, against the description's; `Ok` holds what the
+/// summary says of them (empty without the calls).
+///
+/// # Safety
+/// `d.c` is a live instance.
+pub unsafe fn counts<A: Exchange>(d: &Driver<A>) -> Result<String, String> {
+    let (api, c, me) = (d.api, d.c, d.me);
+    if !api.has_counts() {
+        return Ok(String::new());
+    }
+    let (nx, nz) = (d.n.number_of_states, d.n.number_of_indicators);
+    for (name, declared) in [(nx, me.states.len()), (nz, me.event_indicators)] {
+        let mut n = usize::MAX;
+        d.call(name, || {
+            let status = match name == nx {
+                true => api.number_of_states(c, &mut n),
+                false => api.number_of_indicators(c, &mut n),
+            };
+            status.unwrap_or(ERROR)
+        })?;
+        if n != declared {
+            return Err(format!(
+                "{name} gives {n} where the description declares {declared}"
+            ));
+        }
+    }
+    Ok(format!(" and by {nx} and {nz}"))
+}
 
 /// The status of a call that must have been refused.
 fn refused<A: Exchange>(d: &Driver<A>, what: &str, status: Status) -> Result<(), String> {
@@ -105,21 +144,26 @@ pub unsafe fn refused_in_continuous_time<A: Exchange>(
 }
 
 /// The directional derivatives of the derivatives by each state and input
-/// against central finite differences; `Ok` holds the largest relative
-/// difference. Leaves states and inputs as they were, which the derivatives
-/// read afterwards must show.
+/// against central finite differences, then the adjoint ones, when declared,
+/// against their transpose; `Ok` holds the largest relative differences.
+/// Leaves states and inputs as they were, which the derivatives read
+/// afterwards must show.
 ///
 /// # Safety
 /// `d.c` is a live instance in Continuous-Time Mode at the states `x`.
-pub unsafe fn directional<A: Exchange>(d: &Driver<A>, x: &[f64]) -> Result<f64, String> {
+pub unsafe fn directional<A: Exchange>(
+    d: &Driver<A>,
+    x: &[f64],
+) -> Result<(f64, Option<f64>), String> {
     let (api, c, me) = (d.api, d.c, d.me);
     let nx = x.len();
     let mut f = vec![0.0; nx];
     d.derivatives(&mut f)?;
     let (mut column, mut plus, mut minus) = (vec![0.0; nx], vec![0.0; nx], vec![0.0; nx]);
     let mut worst = 0.0f64;
-    let knowns = me.states.iter().chain(&me.inputs).copied();
-    for (j, vr) in knowns.enumerate() {
+    let knowns: Vec<u32> = me.states.iter().chain(&me.inputs).copied().collect();
+    let mut jacobian = Vec::with_capacity(knowns.len());
+    for (j, &vr) in knowns.iter().enumerate() {
         let what = format!(
             "{} of the derivatives by value reference {vr}",
             d.n.directional
@@ -164,6 +208,7 @@ pub unsafe fn directional<A: Exchange>(d: &Driver<A>, x: &[f64]) -> Result<f64, 
         if scale > 0.0 {
             worst = worst.max(err / scale);
         }
+        jacobian.push(column.clone());
     }
     let mut again = vec![0.0; nx];
     d.derivatives(&mut again)?;
@@ -173,6 +218,59 @@ pub unsafe fn directional<A: Exchange>(d: &Driver<A>, x: &[f64]) -> Result<f64, 
             "after the finite differences, states and inputs restored, the derivative of value reference {} is {} where it was {}",
             me.derivatives[i], again[i], f[i]
         ));
+    }
+    let adjoint = match me.adjoint {
+        true => Some(adjoint(d, &knowns, &jacobian)?),
+        false => None,
+    };
+    Ok((worst, adjoint))
+}
+
+/// Row `i` of the Jacobian by the adjoint derivatives (seed: the unit vector
+/// of derivative `i`) against column `i` of the directional ones' transpose;
+/// `Ok` holds the largest difference relative to the largest entry.
+unsafe fn adjoint<A: Exchange>(
+    d: &Driver<A>,
+    knowns: &[u32],
+    jacobian: &[Vec<f64>],
+) -> Result<f64, String> {
+    let (api, c, me) = (d.api, d.c, d.me);
+    let nx = me.derivatives.len();
+    let largest = jacobian
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, a| m.max(a.abs()));
+    let (mut seed, mut row) = (vec![0.0; nx], vec![0.0; knowns.len()]);
+    let mut worst = 0.0f64;
+    for i in 0..nx {
+        let what = format!(
+            "{} of the derivative of value reference {} by the states and inputs",
+            d.n.adjoint, me.derivatives[i]
+        );
+        seed.iter_mut().for_each(|s| *s = 0.0);
+        seed[i] = 1.0;
+        announce(&what);
+        let status = api.adjoint(c, &me.derivatives, knowns, &seed, &mut row);
+        let status = status.ok_or_else(|| {
+            format!(
+                "providesAdjointDerivatives=\"true\", but the binary does not export {}",
+                d.n.adjoint
+            )
+        })?;
+        d.call(&what, || status)?;
+        for (j, column) in jacobian.iter().enumerate() {
+            let err = (row[j] - column[i]).abs();
+            // Written so that a NaN fails too.
+            if !(err <= ADJOINT_TOLERANCE * largest) {
+                return Err(format!(
+                    "{what} gives {} by value reference {} where {} gives {}",
+                    row[j], knowns[j], d.n.directional, column[i]
+                ));
+            }
+            if largest > 0.0 {
+                worst = worst.max(err / largest);
+            }
+        }
     }
     Ok(worst)
 }

@@ -1,7 +1,7 @@
 //! The child side of the binary's short run: loads an FMU's shared library and
-//! drives one co-simulation life cycle ([`cycle`]) through its C API, FMI 2.0
-//! ([`api`]) or FMI 3.0 ([`api3`]). This module and those are the only ones of
-//! the crate with `unsafe` code and raw pointers.
+//! drives one co-simulation or Model Exchange life cycle through its C API,
+//! FMI 2.0 or FMI 3.0. This module and its children are the only ones of the
+//! crate with `unsafe` code and raw pointers.
 //!
 //! It runs inside `lcsfmu __run-binary`, a child process that `lcsfmu check`
 //! spawns ([`super::run`]), never in the process that reports: a foreign binary
@@ -16,13 +16,15 @@
 //! The Co-Simulation life cycle is [`cycle::life_cycle`]'s: instantiate,
 //! initialize, step and read, take and restore an FMU state, terminate and
 //! free. The Model Exchange one (`exchange::life_cycle`, FMI 2.0 through
-//! `api_me`) integrates with explicit Euler and handles the events, holding
-//! the binary to what the description declares ([`exchange::ExchangeSpec`]).
+//! `api_me`, FMI 3.0 through `api3_me`) integrates with explicit Euler and
+//! handles the events, holding the binary to what the description declares
+//! ([`exchange::ExchangeSpec`]).
 
 #![allow(unsafe_code)]
 
 pub mod api;
 pub mod api3;
+mod api3_me;
 mod api_me;
 mod cycle;
 mod exchange;
@@ -121,11 +123,11 @@ pub fn run(spec: &Spec) -> Result<String, String> {
     // SAFETY: each table holds the library's FMI functions of its version, and
     // `lib` outlives the cycle.
     let summary = if spec.model_exchange.is_some() {
-        if spec.fmi3 {
-            return Err("FMI 3.0 Model Exchange is not run by this version".into());
-        }
         // SAFETY: as below.
-        unsafe { exchange::life_cycle(&api_me::ApiMe::resolve(&lib)?, spec) }
+        match spec.fmi3 {
+            true => unsafe { exchange::life_cycle(&api3_me::Api3Me::resolve(&lib)?, spec) },
+            false => unsafe { exchange::life_cycle(&api_me::ApiMe::resolve(&lib)?, spec) },
+        }
     } else if spec.fmi3 {
         unsafe { cycle::life_cycle(&api3::Api3::resolve(&lib)?, spec) }
     } else {

@@ -19,6 +19,8 @@ export LCSFMU_RUNTIME_DIR="$PWD/target/runtime"
 cargo fmt --all --check
 cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 cargo clippy --all-targets --release -- -D warnings
+# The API documentation builds without a broken or private intra-doc link.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib
 cargo test --release
 # The figures of the random FMI call sequences (tests/integration/call_sequences*.rs: FMI 2.0
 # and 3.0, Co-Simulation and Model Exchange).

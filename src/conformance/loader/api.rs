@@ -2,7 +2,7 @@
 //! the child calls them, the callbacks it hands the FMU (a logger that relays
 //! messages as `log` lines, and the allocation functions), the lookup of the
 //! exported functions by name, which names every missing one at once, and the
-//! calls of the life cycle ([`Binary`]) made with them.
+//! calls of the life cycle (`Binary`) made with them.
 //!
 //! The FMI 2.0 C types are a handful of `#[repr(C)]` lines written here, rather
 //! than generated bindings: nothing at build time needs libclang.

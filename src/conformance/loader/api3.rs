@@ -1,6 +1,6 @@
 //! The C side of the loader for FMI 3.0 Co-Simulation: the signatures of the
 //! functions the life cycle calls (fmi3FunctionTypes.h), the logger it hands
-//! the FMU, and those calls made for [`Binary`].
+//! the FMU, and those calls made for `Binary`.
 //!
 //! The instance is made the way an FMI 2.0 master would use it: no Event Mode,
 //! no early return. Each step must then land where it was asked to: an

@@ -13,7 +13,7 @@
 //! one `pass SUMMARY` or `fail REASON` line and the exit status. The protocol is
 //! plain lines, so that a partial transcript is still readable.
 //!
-//! The Co-Simulation life cycle is [`cycle::life_cycle`]'s: instantiate,
+//! The Co-Simulation life cycle is `cycle::life_cycle`'s: instantiate,
 //! initialize, step and read, take and restore an FMU state, terminate and
 //! free. The Model Exchange one (`exchange::life_cycle`, FMI 2.0 through
 //! `api_me`, FMI 3.0 through `api3_me`) integrates with explicit Euler and

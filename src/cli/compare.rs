@@ -1,4 +1,5 @@
-//! `lcsfmu compare MODEL.toml`: time-stepping against event-driven integration.
+//! `lcsfmu compare MODEL.toml|FILE.fmu`: time-stepping against event-driven
+//! integration (of an FMU, the model embedded in it, as `simulate` runs it).
 
 use crate::compare::{self, Options};
 use crate::error::Error;
@@ -8,7 +9,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Model file (TOML) of a first-order model.
+    /// Model file (TOML) of a first-order model, or an FMU built by lcsfmu (its embedded model).
     model: PathBuf,
     /// Override a size declared in the file's [defines] (NAME=INTEGER, repeatable).
     #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
@@ -31,7 +32,17 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     if let Some(p) = &args.plot {
         crate::plot::Format::from_path(p).map_err(Error::Plot)?;
     }
-    let model = validate::load_with_defines(&args.model, &args.defines)?;
+    let model = if args.model.extension().is_some_and(|e| e == "fmu") {
+        if !args.defines.is_empty() {
+            return Err(Error::Simulation(
+                "--define applies to model files; an FMU's sizes were fixed when it was built"
+                    .into(),
+            ));
+        }
+        super::simulate::model_from_fmu(&args.model)?.0
+    } else {
+        validate::load_with_defines(&args.model, &args.defines)?
+    };
     let opts = Options {
         stop: args.stop,
         steps: args.steps,

@@ -62,7 +62,7 @@ pub struct Args {
 /// The archive may be hostile: names, links and sizes are checked before
 /// anything is read, every read is capped ([`crate::archive`]), nothing is
 /// extracted and the binary is never loaded (the embedded model runs in the core).
-fn model_from_fmu(path: &Path) -> Result<(Model, String), Error> {
+pub(super) fn model_from_fmu(path: &Path) -> Result<(Model, String), Error> {
     let fail = |e: String| Error::Simulation(format!("{}: {e}", path.display()));
     let mut archive = Archive::open(path).map_err(fail)?;
     archive.refuse_hostile().map_err(fail)?;

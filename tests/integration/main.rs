@@ -92,6 +92,7 @@ mod call_sequences;
 mod call_sequences3;
 mod call_sequences3_me;
 mod call_sequences_me;
+mod compare_cli;
 mod coupled;
 mod description;
 mod docs;

@@ -9,6 +9,9 @@
 //! after each accepted step the mode's guards are checked for a sign change,
 //! the earliest one is located on the step's cubic Hermite interpolant with
 //! Brent's method, the state is moved there, and the next mode is selected.
+//! Jumps of sources in time (`step`, `floor`, `frac` of `time`, see
+//! [`crate::model::time_jumps`]) are time events: a step ends on the old side
+//! of the next one and integration goes on from its new side.
 //!
 //! The next mode is first the one the fired guard suggests (its pair moves
 //! to the other side), kept when it describes the motion (see

@@ -13,7 +13,7 @@
 //! indicator, while a well-behaved build of the same file passes the run.
 
 use super::fmu_check::rewrite;
-use super::me_check::linear_first_order;
+use super::me_check::{linear_first_order, with_foreign_binary};
 use lcsfmu::conformance::{self, Outcome};
 use lcsfmu::export::{self, BuildEnv};
 use lcsfmu::fmi_version::{FmiVersion, Interfaces};
@@ -157,28 +157,7 @@ fn broken_fmi3_model_exchange_descriptions_fail_with_one_line() {
 /// The line of the Model Exchange run of sign_spiral's FMI 3.0 `me` FMU with
 /// its binary replaced by `tests/c/foreign_me3.c` built with `-D{behaviour}`.
 fn foreign_me3_run(behaviour: &str) -> String {
-    let so = super::fmu_check::out_dir().join(format!("foreign_me3_{behaviour}.so"));
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/foreign_me3.c");
-    let out = std::process::Command::new("gcc")
-        .args(["-shared", "-fPIC", "-O0", "-w"])
-        .arg(format!("-D{behaviour}"))
-        .arg("-o")
-        .arg(&so)
-        .arg(&source)
-        .output()
-        .expect("gcc");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let binary = std::fs::read(&so).unwrap();
-    let label = format!("foreign_me3_{behaviour}");
-    let fmu = rewrite(&me3_fmu("sign_spiral", false), &label, |name, bytes| {
-        let bytes = if name.ends_with(".so") {
-            binary.clone()
-        } else {
-            bytes
-        };
-        vec![(name.to_string(), bytes)]
-    });
+    let fmu = with_foreign_binary(&me3_fmu("sign_spiral", false), "foreign_me3.c", behaviour);
     let runner = Path::new(env!("CARGO_BIN_EXE_lcsfmu"));
     let lines = conformance::check(&fmu, Some(runner)).lines();
     let run = lines.iter().find(|l| l.contains(ME_RUN));

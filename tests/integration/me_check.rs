@@ -191,12 +191,15 @@ fn wrong_counts_and_value_references_fail_with_one_line() {
     }
 }
 
-/// sign_spiral's `me` FMU with its binary replaced by `tests/c/foreign_me.c`
-/// built with `-D{behaviour}`: the description stays valid, so the Model
-/// Exchange run is the only check that can fail.
-fn foreign_me(behaviour: &str) -> PathBuf {
-    let so = super::fmu_check::out_dir().join(format!("foreign_me_{behaviour}.so"));
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/foreign_me.c");
+/// `fmu` with its binary replaced by `tests/c/{source}` built with
+/// `-D{behaviour}`: the description stays valid, so the Model Exchange run is
+/// the only check that can fail (shared with the FMI 3.0 tests).
+pub fn with_foreign_binary(fmu: &Path, source: &str, behaviour: &str) -> PathBuf {
+    let stem = source.trim_end_matches(".c");
+    let so = super::fmu_check::out_dir().join(format!("{stem}_{behaviour}.so"));
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/c")
+        .join(source);
     let out = std::process::Command::new("gcc")
         .args(["-shared", "-fPIC", "-O0", "-w"])
         .arg(format!("-D{behaviour}"))
@@ -208,8 +211,8 @@ fn foreign_me(behaviour: &str) -> PathBuf {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let binary = std::fs::read(&so).unwrap();
-    let label = format!("foreign_me_{behaviour}");
-    rewrite(&me_fmu("sign_spiral", false), &label, |name, bytes| {
+    let label = format!("{stem}_{behaviour}");
+    rewrite(fmu, &label, |name, bytes| {
         let bytes = if name.ends_with(".so") {
             binary.clone()
         } else {
@@ -217,6 +220,11 @@ fn foreign_me(behaviour: &str) -> PathBuf {
         };
         vec![(name.to_string(), bytes)]
     })
+}
+
+/// sign_spiral's `me` FMU with the binary of `tests/c/foreign_me.c`.
+fn foreign_me(behaviour: &str) -> PathBuf {
+    with_foreign_binary(&me_fmu("sign_spiral", false), "foreign_me.c", behaviour)
 }
 
 #[test]

@@ -199,6 +199,32 @@ pub extern "C" fn fmi3GetNumberOfContinuousStates(
     })
 }
 
+/// The arrays of a directional or adjoint derivative call, as slices.
+struct DerivativeArrays<'a> {
+    unknowns: &'a [fmi3ValueReference],
+    knowns: &'a [fmi3ValueReference],
+    seed: &'a [fmi3Float64],
+    sensitivity: &'a mut [fmi3Float64],
+}
+
+impl DerivativeArrays<'_> {
+    /// # Safety
+    /// Each pointer is NULL or points to as many elements as its length says.
+    unsafe fn of(
+        unknowns: (*const fmi3ValueReference, usize),
+        knowns: (*const fmi3ValueReference, usize),
+        seed: (*const fmi3Float64, usize),
+        sensitivity: (*mut fmi3Float64, usize),
+    ) -> FmiResult<Self> {
+        Ok(DerivativeArrays {
+            unknowns: slice(unknowns.0, unknowns.1, "unknowns")?,
+            knowns: slice(knowns.0, knowns.1, "knowns")?,
+            seed: slice(seed.0, seed.1, "seed")?,
+            sensitivity: slice_mut(sensitivity.0, sensitivity.1, "sensitivity")?,
+        })
+    }
+}
+
 /// Scalars only: as many seeds as knowns (directional) or unknowns (adjoint),
 /// and as many sensitivities as the other.
 fn scalars(nSeed: usize, seeds_for: usize, nSensitivity: usize, out_for: usize) -> FmiResult<()> {
@@ -225,15 +251,16 @@ pub extern "C" fn fmi3GetDirectionalDerivative(
     enter(instance, "fmi3GetDirectionalDerivative", |comp| {
         scalars(nSeed, nKnowns, nSensitivity, nUnknowns)?;
         // SAFETY: the importer passes arrays of the announced lengths.
-        let (u, k, s, d) = unsafe {
-            (
-                slice(unknowns, nUnknowns, "unknowns")?,
-                slice(knowns, nKnowns, "knowns")?,
-                slice(seed, nSeed, "seed")?,
-                slice_mut(sensitivity, nSensitivity, "sensitivity")?,
-            )
+        let a = unsafe {
+            DerivativeArrays::of(
+                (unknowns, nUnknowns),
+                (knowns, nKnowns),
+                (seed, nSeed),
+                (sensitivity, nSensitivity),
+            )?
         };
-        comp.instance.directional_derivative(u, k, s, d)?;
+        comp.instance
+            .directional_derivative(a.unknowns, a.knowns, a.seed, a.sensitivity)?;
         OK
     })
 }
@@ -253,15 +280,16 @@ pub extern "C" fn fmi3GetAdjointDerivative(
     enter(instance, "fmi3GetAdjointDerivative", |comp| {
         scalars(nSeed, nUnknowns, nSensitivity, nKnowns)?;
         // SAFETY: the importer passes arrays of the announced lengths.
-        let (u, k, s, d) = unsafe {
-            (
-                slice(unknowns, nUnknowns, "unknowns")?,
-                slice(knowns, nKnowns, "knowns")?,
-                slice(seed, nSeed, "seed")?,
-                slice_mut(sensitivity, nSensitivity, "sensitivity")?,
-            )
+        let a = unsafe {
+            DerivativeArrays::of(
+                (unknowns, nUnknowns),
+                (knowns, nKnowns),
+                (seed, nSeed),
+                (sensitivity, nSensitivity),
+            )?
         };
-        comp.instance.adjoint_derivative(u, k, s, d)?;
+        comp.instance
+            .adjoint_derivative(a.unknowns, a.knowns, a.seed, a.sensitivity)?;
         OK
     })
 }

@@ -30,6 +30,22 @@ Table of contents of the suite
   test_cosim.py                   examples/cosim_pi.py: coulomb_friction under a PythonFMU PI
                                   controller (FMU2Slave master) == one-process loop (bitwise),
                                   == closed form, == lcsfmu simulate replay; SSP == Jacobi master
+  test_accumulated_time.py        masters that accumulate their time (t += h, OMSimulator's last step)
+  test_event_driven.py            the event-driven scheme vs validation.md's closed forms
+  test_event_driven_nonlinear.py  event-driven vdp_saturation vs solve_ivp
+  test_nonlinear.py               nonlinear first-order models and sources in time vs solve_ivp
+  test_mechanics.py               mechanical models vs validation.md and closed forms
+  test_moreau_jean.py             the Moreau-Jean step vs an independent NumPy implementation
+  test_mech_nonlinear.py          nonlinear forces and gaps vs solve_ivp and NumPy Moreau-Jean
+  test_mech_schemes_nonlinear.py  projected and semi-explicit schemes on nonlinear mechanics
+  test_siconos_options.py         gamma and direct projection vs NumPy (Siconos' options)
+  test_theta_gamma.py             theta-gamma variants vs Siconos' published CircuitRLCD
+  test_model_exchange.py          FMI 2.0 and 3.0 ME under FMPy's CVode and Euler vs exact answers
+  test_model_exchange3.py         FMI 3.0 ME's own calls (what differs from FMI 2.0)
+  test_me_rows.py                 examples/me_rows.py: FMI 2.0 == 3.0 rows, errors as stated
+  test_prebuilt_runtime.py        `--runtime prebuilt` == the compiled binary
+  test_win64.py                   the win64 binaries under wine == linux64
+  test_user_guide.py              the user guide in headless Chromium, every link and anchor
 
 Helpers in this file
   fixtures      lcsfmu_bin, fmus (name -> built .fmu), scaled_spiral_fmu (test-only model with

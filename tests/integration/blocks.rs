@@ -4,21 +4,13 @@
 //! parameters checked at initialization. (The FMPy suite checks the block
 //! models' trajectories against validation.md through the built FMUs.)
 
-use super::{column, model, run};
+use super::{column, initialized, model, run};
 use lcsfmu::fmi2::{Instance, Severity};
 use lcsfmu::model::{validate, Model};
 use lcsfmu::simulate::{InputTable, Options};
 
 fn signal_model(text: &str) -> Model {
     validate::from_str(text, std::path::Path::new("test.toml")).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn initialized(m: Model) -> Instance {
-    let mut i = Instance::new(m, "{g}");
-    i.setup_experiment(0.0, None).unwrap();
-    i.enter_initialization_mode().unwrap();
-    i.exit_initialization_mode().unwrap();
-    i
 }
 
 /// Value reference of a variable by name.

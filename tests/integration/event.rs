@@ -9,7 +9,7 @@
 //! - relay feedback (validation.md §6): the surface at `t_r = √2 - 1`, then
 //!   `x1 = t_r e^{-(t - t_r)}`, `x2 = -x1`.
 
-use super::model_path;
+use super::{initialized, model_path};
 use lcsfmu::fmi2::Instance;
 use lcsfmu::model::{validate, Model};
 
@@ -19,14 +19,6 @@ fn event_model(stem: &str, rtol: f64, atol: f64) -> Model {
     let text =
         format!("{text}\n[scheme]\nmethod = \"event-driven\"\nrtol = {rtol:e}\natol = {atol:e}\n");
     validate::from_str(&text, &model_path(stem)).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn initialized(m: Model) -> Instance {
-    let mut i = Instance::new(m, "{g}");
-    i.setup_experiment(0.0, None).unwrap();
-    i.enter_initialization_mode().unwrap();
-    i.exit_initialization_mode().unwrap();
-    i
 }
 
 fn get(i: &mut Instance, name: &str) -> f64 {

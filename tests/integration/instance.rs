@@ -1,7 +1,7 @@
 //! The FMI life cycle of the core `Instance`, which the FMU's C functions drive.
 
 use super::alloc::allocations;
-use super::model;
+use super::{initialized, model};
 use lcsfmu::fmi2::state::Phase;
 use lcsfmu::fmi2::{Instance, Severity};
 use lcsfmu::model::{validate, Model};
@@ -31,14 +31,6 @@ fn switchable_model() -> Model {
         g = ["-a"]
     "#;
     validate::from_str(text, Path::new("switch.toml")).unwrap()
-}
-
-fn initialized(m: Model) -> Instance {
-    let mut i = Instance::new(m, "{g}");
-    i.setup_experiment(0.0, None).unwrap();
-    i.enter_initialization_mode().unwrap();
-    i.exit_initialization_mode().unwrap();
-    i
 }
 
 fn outputs(i: &mut Instance) -> Vec<f64> {

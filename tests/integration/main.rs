@@ -134,6 +134,7 @@ mod tiny_steps;
 mod units;
 mod woodpecker;
 
+use lcsfmu::fmi2::Instance;
 use lcsfmu::model::{validate, Model};
 use lcsfmu::simulate::{self, Options, Trajectory};
 use std::path::{Path, PathBuf};
@@ -177,4 +178,38 @@ pub fn column(t: &Trajectory, name: &str) -> Vec<f64> {
 /// `|a - b| <= tol * max(1, |b|)`, validation.md's rule.
 pub fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(1.0)
+}
+
+/// An instance of `m` initialized at time 0, no stop time.
+pub fn initialized(m: Model) -> Instance {
+    let mut i = Instance::new(m, "{g}");
+    i.setup_experiment(0.0, None).unwrap();
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    i
+}
+
+/// Steps `m` at its experiment's step through `before` steps, serializes the
+/// FMU state there, steps on through `after`, restores the state from its
+/// bytes and asserts that the same steps give the same states and pairs, bit
+/// for bit (`what` names the case in the failure).
+pub fn assert_fmu_state_replays(m: Model, before: usize, after: usize, what: &str) {
+    let h = m.experiment.step;
+    let mut i = initialized(m);
+    for k in 0..before {
+        i.do_step(k as f64 * h, h).unwrap();
+    }
+    let bytes = i.serialize(&i.snapshot());
+    let run = |i: &mut Instance| {
+        let mut out = Vec::new();
+        for k in before..after {
+            i.do_step(k as f64 * h, h).unwrap();
+            out.extend(i.states().iter().chain(i.pairs()).map(|v| v.to_bits()));
+        }
+        out
+    };
+    let first = run(&mut i);
+    let back = i.deserialize(&bytes).unwrap();
+    i.restore(&back).unwrap();
+    assert_eq!(run(&mut i), first, "{what}");
 }

@@ -10,8 +10,8 @@
 //! - a step whose Newton iteration fails is discarded with the state kept;
 //! - FMU-state replay bit for bit.
 
-use crate::{column, model, model_edited, run};
-use lcsfmu::fmi2::{Instance, Severity};
+use crate::{assert_fmu_state_replays, column, initialized, model, model_edited, run};
+use lcsfmu::fmi2::Severity;
 use lcsfmu::lcs::Lcs;
 use lcsfmu::model::validate;
 use lcsfmu::scheme::{newton, Stepper};
@@ -19,14 +19,6 @@ use lcsfmu::simulate::Options;
 
 /// The bundled models with nonlinear mechanics.
 const NONLINEAR: [&str; 3] = ["pendulum_stop", "duffing_impact", "rocking_block"];
-
-fn initialized(m: lcsfmu::model::Model) -> Instance {
-    let mut i = Instance::new(m, "{g}");
-    i.setup_experiment(0.0, None).unwrap();
-    i.enter_initialization_mode().unwrap();
-    i.exit_initialization_mode().unwrap();
-    i
-}
 
 #[test]
 fn linear_mechanical_models_take_the_linear_stepper() {
@@ -133,25 +125,6 @@ fn a_failing_newton_step_is_discarded_with_the_state_kept() {
 #[test]
 fn fmu_state_replays_the_mechanical_newton_steps_bit_for_bit() {
     for stem in NONLINEAR {
-        let m = model(stem);
-        let h = m.experiment.step;
-        let mut i = initialized(m);
-        for k in 0..600 {
-            i.do_step(k as f64 * h, h).unwrap();
-        }
-        let snap = i.snapshot();
-        let bytes = i.serialize(&snap);
-        let run = |i: &mut Instance| {
-            let mut out = Vec::new();
-            for k in 600..900 {
-                i.do_step(k as f64 * h, h).unwrap();
-                out.extend(i.states().iter().chain(i.pairs()).map(|v| v.to_bits()));
-            }
-            out
-        };
-        let first = run(&mut i);
-        let back = i.deserialize(&bytes).unwrap();
-        i.restore(&back).unwrap();
-        assert_eq!(run(&mut i), first, "{stem}");
+        assert_fmu_state_replays(model(stem), 600, 900, stem);
     }
 }

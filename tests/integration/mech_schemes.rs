@@ -11,7 +11,7 @@
 //!   field and the reason.
 
 use super::alloc::allocations;
-use crate::{column, model_path, run};
+use crate::{assert_fmu_state_replays, column, model_path, run};
 use lcsfmu::fmi2::Instance;
 use lcsfmu::model::{validate, Model};
 use lcsfmu::scheme::newton;
@@ -169,29 +169,9 @@ fn projected_follows_moreau_jean_to_order_h() {
 fn fmu_state_replays_projected_and_semi_explicit_bit_for_bit() {
     for method in ["moreau-jean-projected", "semi-explicit"] {
         for stem in ["rocking_block", "pendulum_stop"] {
-            let m = with_method(stem, method);
-            let h = m.experiment.step;
-            let mut i = Instance::new(m, "{g}");
-            i.setup_experiment(0.0, None).unwrap();
-            i.enter_initialization_mode().unwrap();
-            i.exit_initialization_mode().unwrap();
             // Past the block's first impacts (0.184, 0.296 s), into its rocking.
-            for k in 0..300 {
-                i.do_step(k as f64 * h, h).unwrap();
-            }
-            let bytes = i.serialize(&i.snapshot());
-            let go = |i: &mut Instance| {
-                let mut out = Vec::new();
-                for k in 300..700 {
-                    i.do_step(k as f64 * h, h).unwrap();
-                    out.extend(i.states().iter().chain(i.pairs()).map(|v| v.to_bits()));
-                }
-                out
-            };
-            let first = go(&mut i);
-            let back = i.deserialize(&bytes).unwrap();
-            i.restore(&back).unwrap();
-            assert_eq!(go(&mut i), first, "{stem}, {method}");
+            let what = format!("{stem}, {method}");
+            assert_fmu_state_replays(with_method(stem, method), 300, 700, &what);
         }
     }
 }

@@ -14,8 +14,10 @@
 //! - a linear model written with a nonlinear-looking but linear text still
 //!   lowers to the linear step (no Newton).
 
-use crate::{close, column, model, model_edited, model_path, run};
-use lcsfmu::fmi2::{Instance, Severity};
+use crate::{
+    assert_fmu_state_replays, close, column, initialized, model, model_edited, model_path, run,
+};
+use lcsfmu::fmi2::Severity;
 use lcsfmu::model::validate;
 use lcsfmu::simulate::{InputTable, Options};
 
@@ -25,14 +27,6 @@ fn opts(stop: f64, step: f64) -> Options {
         step: Some(step),
         ..Options::default()
     }
-}
-
-fn initialized(m: lcsfmu::model::Model) -> Instance {
-    let mut i = Instance::new(m, "{g}");
-    i.setup_experiment(0.0, None).unwrap();
-    i.enter_initialization_mode().unwrap();
-    i.exit_initialization_mode().unwrap();
-    i
 }
 
 #[test]
@@ -286,26 +280,7 @@ fn a_step_without_solution_is_discarded_with_the_state_kept() {
 #[test]
 fn fmu_state_replays_the_newton_steps_bit_for_bit() {
     for stem in ["vdp_saturation", "buck_pwm", "diode_bridge_source"] {
-        let m = model(stem);
-        let h = m.experiment.step;
-        let mut i = initialized(m);
-        for k in 0..50 {
-            i.do_step(k as f64 * h, h).unwrap();
-        }
-        let snap = i.snapshot();
-        let bytes = i.serialize(&snap);
-        let run = |i: &mut Instance| {
-            let mut out = Vec::new();
-            for k in 50..150 {
-                i.do_step(k as f64 * h, h).unwrap();
-                out.extend(i.states().iter().chain(i.pairs()).map(|v| v.to_bits()));
-            }
-            out
-        };
-        let first = run(&mut i);
-        let back = i.deserialize(&bytes).unwrap();
-        i.restore(&back).unwrap();
-        assert_eq!(run(&mut i), first, "{stem}");
+        assert_fmu_state_replays(model(stem), 50, 150, stem);
     }
 }
 

@@ -11,31 +11,35 @@ use fmi::fmi2::binding::{self, fmi2FMUstate, fmi2String};
 use fmi::fmi2::import::Fmi2Import;
 use std::ptr::{null, null_mut};
 
-/// The states of the FMI 2.0 co-simulation state machine an instance can be in
-/// between calls (no step is ever pending, so stepInProgress never occurs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    Instantiated,
-    InitializationMode,
-    StepComplete,
-    StepFailed,
-    Terminated,
-    Error,
+/// An enum and the array of all its variants, from one list.
+macro_rules! enumerated {
+    ($(#[$doc:meta])* $name:ident, $all:ident: $($variant:ident),* $(,)?) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        enum $name {
+            $($variant),*
+        }
+        const $all: [$name; [$($name::$variant),*].len()] = [$($name::$variant),*];
+    };
 }
-use State::*;
-const ALL: [State; 6] = [
-    Instantiated,
-    InitializationMode,
-    StepComplete,
-    StepFailed,
-    Terminated,
-    Error,
-];
 
-/// Every FMI 2.0 co-simulation function that takes an instance, except
-/// `fmi2FreeInstance` (legal in every state above).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Function {
+enumerated!(
+    /// The states of the FMI 2.0 co-simulation state machine an instance can be in
+    /// between calls (no step is ever pending, so stepInProgress never occurs).
+    State, ALL:
+    Instantiated,
+    InitializationMode,
+    StepComplete,
+    StepFailed,
+    Terminated,
+    Error,
+);
+use State::*;
+
+enumerated!(
+    /// Every FMI 2.0 co-simulation function that takes an instance, except
+    /// `fmi2FreeInstance` (legal in every state above).
+    Function, FUNCTIONS:
     SetDebugLogging,
     SetupExperiment,
     EnterInitializationMode,
@@ -66,40 +70,8 @@ enum Function {
     GetIntegerStatus,
     GetBooleanStatus,
     GetStringStatus,
-}
+);
 use Function::*;
-const FUNCTIONS: [Function; 30] = [
-    SetDebugLogging,
-    SetupExperiment,
-    EnterInitializationMode,
-    ExitInitializationMode,
-    Terminate,
-    Reset,
-    GetReal,
-    GetInteger,
-    GetBoolean,
-    GetString,
-    SetReal,
-    SetInteger,
-    SetBoolean,
-    SetString,
-    GetFMUstate,
-    SetFMUstate,
-    FreeFMUstate,
-    SerializedFMUstateSize,
-    SerializeFMUstate,
-    DeSerializeFMUstate,
-    GetDirectionalDerivative,
-    SetRealInputDerivatives,
-    GetRealOutputDerivatives,
-    DoStep,
-    CancelStep,
-    GetStatus,
-    GetRealStatus,
-    GetIntegerStatus,
-    GetBooleanStatus,
-    GetStringStatus,
-];
 
 /// Where the FMI 2.0 standard allows each function (the co-simulation state
 /// table of its section 4.2.4), written out here independently of the FMU's own

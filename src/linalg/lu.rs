@@ -225,9 +225,11 @@ impl Lu {
         }
     }
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::linalg::gemv_acc;
 
     #[test]
     fn lu_solves_with_pivoting() {

@@ -5,7 +5,9 @@
 
 use super::call_sequences::{Session, Target};
 use super::fmus::{Raw, OK};
-use super::sequence_args::{random_blob, random_vrs, Rng, NUMBERS};
+use super::sequence_args::{
+    junk_bytes, random_blob, random_point, random_start, random_step_size, random_vrs, Rng, NUMBERS,
+};
 use fmi::fmi2::binding::{fmi2FMUstate, fmi2String};
 use std::ptr::{null, null_mut};
 
@@ -20,8 +22,7 @@ pub(super) fn random_call(
     let mut reals = [0.0f64; 8];
     let mut ints = [0i32; 8];
     let mut strings: [fmi2String; 8] = [null(); 8];
-    let mut junk = [0u8; 1024];
-    junk.iter_mut().for_each(|b| *b = rng.next() as u8);
+    let mut junk = junk_bytes(rng);
     // SAFETY (all calls): the instance is live; every non-NULL array holds at
     // least as many elements as announced (vrs.len() <= 5 < 8); a state pointer is
     // NULL, one of this sequence's live states, or 1 KiB of junk.
@@ -32,26 +33,14 @@ pub(super) fn random_call(
                 let stop = rng
                     .chance(50)
                     .then(|| rng.pick(&[10.0, 1.0, -1.0, f64::NAN]));
-                let start = if rng.chance(80) {
-                    0.0
-                } else {
-                    rng.pick(&NUMBERS)
-                };
+                let start = random_start(rng);
                 ("fmi2SetupExperiment", r.setup(start, stop))
             }
             5..=9 => ("fmi2EnterInitializationMode", r.enter()),
             10..=14 => ("fmi2ExitInitializationMode", r.exit()),
             15..=39 => {
-                let at = if rng.chance(85) {
-                    s.now
-                } else {
-                    rng.pick(&NUMBERS)
-                };
-                let h = if rng.chance(70) {
-                    rng.pick(&[0.01, 0.1, 1e-3, 0.25])
-                } else {
-                    rng.pick(&NUMBERS)
-                };
+                let at = random_point(rng, s.now);
+                let h = random_step_size(rng);
                 ("fmi2DoStep", r.step(at, h))
             }
             40..=42 => ("fmi2Terminate", r.terminate()),

@@ -6,7 +6,9 @@
 //! out-parameters that the progress of a sequence needs too.
 
 use super::call_sequences3::{Session, OK};
-use super::sequence_args::{random_blob, random_vrs, Rng, NUMBERS};
+use super::sequence_args::{
+    junk_bytes, random_blob, random_point, random_start, random_step_size, random_vrs, Rng, NUMBERS,
+};
 use super::sequences3_instance::Instance3;
 use fmi::fmi3::binding::{self, fmi3FMUState, fmi3Status};
 use std::ptr::{null, null_mut};
@@ -79,8 +81,7 @@ pub(super) fn random_call(
     let mut ints = [0i32; 8];
     let mut flags = [false; 8];
     let mut strings: [binding::fmi3String; 8] = [null(); 8];
-    let mut junk = [0u8; 1024];
-    junk.iter_mut().for_each(|x| *x = rng.next() as u8);
+    let mut junk = junk_bytes(rng);
     let vrs = random_vrs(rng, t.count);
     // A value count that matches, or one that does not (FMI 3.0 passes both).
     let n_values = if rng.chance(10) {
@@ -99,11 +100,7 @@ pub(super) fn random_call(
     unsafe {
         match rng.below(100) {
             0..=4 => {
-                let start = if rng.chance(80) {
-                    0.0
-                } else {
-                    rng.pick(&NUMBERS)
-                };
+                let start = random_start(rng);
                 let status = b.fmi3EnterInitializationMode(
                     c,
                     rng.chance(50),
@@ -119,16 +116,8 @@ pub(super) fn random_call(
                 b.fmi3ExitInitializationMode(c),
             ),
             10..=34 => {
-                let at = if rng.chance(85) {
-                    s.now
-                } else {
-                    rng.pick(&NUMBERS)
-                };
-                let h = if rng.chance(70) {
-                    rng.pick(&[0.01, 0.1, 1e-3, 0.25])
-                } else {
-                    rng.pick(&NUMBERS)
-                };
+                let at = random_point(rng, s.now);
+                let h = random_step_size(rng);
                 let outs = rng.chance(5).then(|| rng.below(4) as usize);
                 ("fmi3DoStep", step(r, s, at, h, outs))
             }

@@ -1,6 +1,7 @@
 //! The arguments random call sequences draw from, FMI 2.0 and 3.0, Co-Simulation
 //! and Model Exchange alike: a small seeded generator, numbers an importer might
-//! pass, value references (mostly known ones), bytes to deserialize, and the
+//! pass (start times, communication points, step sizes), value references
+//! (mostly known ones), junk and bytes to deserialize, and the
 //! seed and count from the environment.
 
 /// xorshift64*: small, deterministic, good enough to pick arguments.
@@ -43,6 +44,40 @@ pub const NUMBERS: [f64; 16] = [
     f64::NEG_INFINITY,
     9.81,
 ];
+
+/// A start time: mostly 0, sometimes any of [`NUMBERS`].
+pub fn random_start(rng: &mut Rng) -> f64 {
+    if rng.chance(80) {
+        0.0
+    } else {
+        rng.pick(&NUMBERS)
+    }
+}
+
+/// A communication point: mostly the FMU's time `now`, sometimes any of [`NUMBERS`].
+pub fn random_point(rng: &mut Rng, now: f64) -> f64 {
+    if rng.chance(85) {
+        now
+    } else {
+        rng.pick(&NUMBERS)
+    }
+}
+
+/// A step size: mostly a sensible one, sometimes any of [`NUMBERS`].
+pub fn random_step_size(rng: &mut Rng) -> f64 {
+    if rng.chance(70) {
+        rng.pick(&[0.01, 0.1, 1e-3, 0.25])
+    } else {
+        rng.pick(&NUMBERS)
+    }
+}
+
+/// 1 KiB of random bytes, what a junk state pointer points to.
+pub fn junk_bytes(rng: &mut Rng) -> [u8; 1024] {
+    let mut junk = [0u8; 1024];
+    junk.iter_mut().for_each(|b| *b = rng.next() as u8);
+    junk
+}
 
 /// A random vector of value references, mostly known ones.
 pub fn random_vrs(rng: &mut Rng, count: u32) -> Vec<u32> {

@@ -142,7 +142,7 @@ pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], out: &mut [f64
 
 /// The verdict on a candidate clamped into the box by [`clamp_to_box`] (which
 /// wrote `out`), with `w` and the magnitudes `s` computed from the clamped `u`,
-/// and the exchange rates `(rate, per_width)` ([`rate_or_width`]).
+/// and the exchange rates `(rate, per_width)` ([`rate_or_width`](super::scales::rate_or_width)).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn judge(
     lo: &[f64],
@@ -178,7 +178,7 @@ pub(super) struct Gauge {
 }
 
 impl Gauge {
-    /// Buffers for problems of size `n` (rates unset until [`Gauge::set_matrix`]).
+    /// Buffers for problems of size `n` (rates unset until [`Gauge::set_problem`]).
     pub(super) fn new(n: usize) -> Self {
         Gauge {
             rate: vec![0.0; n],
@@ -196,7 +196,7 @@ impl Gauge {
         dense_rates(&p.m, lo, hi, &mut self.rate, &mut self.per_width);
     }
 
-    /// The exchange rate of component `i` at magnitude `s` ([`rate_or_width`]).
+    /// The exchange rate of component `i` at magnitude `s` ([`rate_or_width`](super::scales::rate_or_width)).
     #[inline(always)]
     pub(super) fn rate_at(&self, i: usize, s: f64) -> f64 {
         self.rate[i] + s * self.per_width[i]

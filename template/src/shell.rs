@@ -9,10 +9,10 @@
 //! failure through the importer's logger ([`Sink`]: the two versions' callbacks
 //! differ in their arguments only). Messages are formatted here and passed as
 //! the format string with every `%` doubled, since FMPy and OMSimulator run them
-//! through printf; a NULL logger simply means no messages.
+//! through printf; a NULL logger simply means no messages. The levels and the
+//! logger are in `logger`, the conversion of C arguments (strings, arrays,
+//! out-parameters) in `c_args`; the exports import both through this module.
 
-// What every exported function needs besides `enter`, gathered here so that
-// the exports import one module.
 pub use crate::c_args::{c_str, instance_name, out, slice, slice_mut};
 use crate::logger::level_of;
 #[cfg(not(feature = "fmi3"))]

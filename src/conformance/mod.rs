@@ -36,6 +36,7 @@ pub mod rules3;
 pub mod run;
 pub mod run_me;
 pub mod structure;
+mod variable_rules;
 
 use crate::archive::{self, Archive};
 use crate::fmi_version::{FmiVersion, Interfaces};

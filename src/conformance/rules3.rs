@@ -12,9 +12,9 @@
 //! them; FMPy's `validate` checks the schema besides.
 
 use super::description::{Description, Unknown, Variable};
-use super::rules::{
-    allowed_initial, default_experiment, naming, start_forbidden, start_required, unique_names,
-    units, value_reference, Rule,
+use super::rules::{default_experiment, units, Rule};
+use super::variable_rules::{
+    allowed_initial, naming, start_forbidden, start_required, unique_names, value_reference,
 };
 use std::collections::{HashMap, HashSet};
 

@@ -51,72 +51,8 @@
 //! a problem whose percussions are 1e-6 N·s accepted a friction bound violated
 //! by 1e-3 of itself.
 
+use super::scales::{dense_rates, dense_resolution, magnitudes};
 use super::{Bound, Problem};
-use nalgebra::DMatrix;
-
-/// The exchange rate of a component from its diagonal entry and its couplings
-/// `(M_ij, M_ji, M_jj)` with the other components (see the module text); None
-/// when the matrix gives none.
-#[inline]
-pub(super) fn rate(m_ii: f64, couplings: impl Iterator<Item = (f64, f64, f64)>) -> Option<f64> {
-    let diag = m_ii.abs();
-    if diag > 0.0 && diag < f64::INFINITY {
-        return Some(diag);
-    }
-    let mut best = 0.0f64;
-    for (m_ij, m_ji, m_jj) in couplings {
-        if m_jj > 0.0 {
-            let r = (m_ij * m_ji).abs() / m_jj;
-            if r < f64::INFINITY {
-                best = best.max(r);
-            }
-        }
-    }
-    (best > 0.0).then_some(best)
-}
-
-/// The exchange rate of a component as two numbers, `d_i = rate + s_i * per_width`
-/// at a candidate of magnitude `s_i`: the matrix's rate, or when it gives none
-/// `s_i` over the component's own scale, the width of its box (or its largest
-/// finite bound). With no scale at all (no finite bound: nothing to be near)
-/// only an exact bound counts, `f64::MAX`.
-#[inline]
-pub(super) fn rate_or_width(rate: Option<f64>, lo: f64, hi: f64) -> (f64, f64) {
-    if let Some(r) = rate {
-        return (r, 0.0);
-    }
-    let width = if lo.is_finite() && hi.is_finite() {
-        hi - lo
-    } else {
-        [lo, hi]
-            .iter()
-            .filter(|x| x.is_finite())
-            .fold(0.0f64, |m, x| m.max(x.abs()))
-    };
-    if width > 0.0 && width < f64::INFINITY {
-        (0.0, 1.0 / width)
-    } else {
-        (f64::MAX, 0.0)
-    }
-}
-
-/// Writes the exchange rate of every component of the dense problem's matrix
-/// `m` with bounds `lo`, `hi` into `rate` and `per_width` ([`rate_or_width`]).
-pub(super) fn dense_rates(
-    m: &DMatrix<f64>,
-    lo: &[f64],
-    hi: &[f64],
-    rate: &mut [f64],
-    per_width: &mut [f64],
-) {
-    let n = rate.len();
-    for i in 0..n {
-        let couplings = (0..n)
-            .filter(move |&j| j != i)
-            .map(|j| (m[(i, j)], m[(j, i)], m[(j, j)]));
-        (rate[i], per_width[i]) = rate_or_width(self::rate(m[(i, i)], couplings), lo[i], hi[i]);
-    }
-}
 
 /// The residual of one component in the units of its `w` (`u` in the box).
 #[inline(always)]
@@ -206,7 +142,7 @@ pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], out: &mut [f64
 
 /// The verdict on a candidate clamped into the box by [`clamp_to_box`] (which
 /// wrote `out`), with `w` and the magnitudes `s` computed from the clamped `u`,
-/// and the exchange rates `(rate, per_width)` ([`rate_or_width`]).
+/// and the exchange rates `(rate, per_width)` ([`rate_or_width`](super::scales::rate_or_width)).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn judge(
     lo: &[f64],
@@ -242,7 +178,7 @@ pub(super) struct Gauge {
 }
 
 impl Gauge {
-    /// Buffers for problems of size `n` (rates unset until [`Gauge::set_matrix`]).
+    /// Buffers for problems of size `n` (rates unset until [`Gauge::set_problem`]).
     pub(super) fn new(n: usize) -> Self {
         Gauge {
             rate: vec![0.0; n],
@@ -260,7 +196,7 @@ impl Gauge {
         dense_rates(&p.m, lo, hi, &mut self.rate, &mut self.per_width);
     }
 
-    /// The exchange rate of component `i` at magnitude `s` ([`rate_or_width`]).
+    /// The exchange rate of component `i` at magnitude `s` ([`rate_or_width`](super::scales::rate_or_width)).
     #[inline(always)]
     pub(super) fn rate_at(&self, i: usize, s: f64) -> f64 {
         self.rate[i] + s * self.per_width[i]
@@ -368,55 +304,6 @@ pub(super) fn verify_fresh(p: &Problem, u: &mut [f64], w: &mut [f64], tol: f64) 
     g.verify(p, u, w, tol)
 }
 
-/// The magnitudes `s_i = |q_i| + sum_j |M_ij u_j|` of the dense problem `p` at `u`.
-pub(super) fn magnitudes(p: &Problem, u: &[f64], s: &mut [f64]) {
-    let n = p.n();
-    let (q, m, u, s) = (
-        &p.q.as_slice()[..n],
-        &p.m.as_slice()[..n * n],
-        &u[..n],
-        &mut s[..n],
-    );
-    for i in 0..n {
-        let mut si = q[i].abs();
-        for j in 0..n {
-            si += (m[i + j * n] * u[j]).abs();
-        }
-        s[i] = si;
-    }
-}
-
-/// The resolved magnitudes `sigma_i = s_i + sum_j |M_ij| s_j / d_j` of the
-/// dense matrix `m` (see the module text), with `d_j` from `(rate, per_width)`.
-pub(super) fn dense_resolution(
-    m: &DMatrix<f64>,
-    rates: (&[f64], &[f64]),
-    s: &[f64],
-    sigma: &mut [f64],
-) {
-    let n = s.len();
-    let m = &m.as_slice()[..n * n];
-    for i in 0..n {
-        let mut x = s[i];
-        for j in 0..n {
-            x += m[i + j * n].abs() * scale_of_u(rates, s, j);
-        }
-        sigma[i] = x;
-    }
-}
-
-/// `s_j / d_j`, the scale of `u_j` (zero where `s_j` is: a component whose
-/// only scale is its width has `d_j = 0` there).
-#[inline]
-pub(super) fn scale_of_u((rate, per_width): (&[f64], &[f64]), s: &[f64], j: usize) -> f64 {
-    let d = rate[j] + s[j] * per_width[j];
-    if d > 0.0 {
-        s[j] / d
-    } else {
-        0.0
-    }
-}
-
 /// Whether a component violates its side `b` of an active set by more than
 /// `eps` (relative, as the acceptance test's `tol`): a free one lies outside
 /// its box, a pinned one has `w` of the wrong sign. `(d, s)` are its exchange
@@ -507,110 +394,4 @@ pub fn residual(p: &Problem, u: &[f64], w: &[f64]) -> f64 {
     magnitudes(p, u, &mut s);
     dense_resolution(&p.m, (&d, &pw), &s, &mut sigma);
     residual_with(lo, hi, (&d, &pw), u, w, &sigma)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use nalgebra::{DMatrix, DVector};
-
-    fn ok_problem() -> Problem {
-        Problem::lcp(DMatrix::identity(2, 2), DVector::from_vec(vec![1.0, -1.0]))
-    }
-
-    #[test]
-    fn residual_is_zero_at_solution_and_positive_elsewhere() {
-        let p = ok_problem();
-        assert_eq!(residual(&p, &[0.0, 1.0], &[1.0, 0.0]), 0.0);
-        // rho_1 = 1 against sigma_1 = |q_1| + |M_11| s_1 / d_1 = 2.
-        assert_eq!(residual(&p, &[0.0, 0.0], &[1.0, -1.0]), 0.5);
-        assert!(residual(&p, &[f64::NAN, 0.0], &[1.0, 0.0]).is_nan());
-        assert!(residual(&p, &[0.0, 0.0], &[f64::NAN, 0.0]).is_nan());
-        assert!(residual(&p, &[0.0], &[1.0]).is_nan());
-        // Outside the box by 0.5 at rate 1, against s_0 = 1.5, sigma_0 = 3.
-        assert_eq!(residual(&p, &[-0.5, 1.0], &[0.5, 0.0]), 0.5 / 3.0);
-    }
-
-    #[test]
-    fn rates_take_the_diagonal_or_the_two_step_response() {
-        // A friction cone's sliding-speed row: zero diagonal, coupled both
-        // ways with the tangential rows (diagonal 4) and one way with the normal.
-        let m = DMatrix::from_row_slice(
-            3,
-            3,
-            &[
-                2.0, 0.0, 0.0, //
-                0.0, 4.0, 1.0, //
-                0.5, -1.0, 0.0,
-            ],
-        );
-        let inf = f64::INFINITY;
-        let (lo, hi) = ([0.0; 3], [inf; 3]);
-        let (mut d, mut pw) = ([0.0; 3], [0.0; 3]);
-        dense_rates(&m, &lo, &hi, &mut d, &mut pw);
-        assert_eq!((d, pw), ([2.0, 4.0, 0.25], [0.0; 3]));
-        // Nothing to go by in the matrix (a sign block's multiplier, which its
-        // own `y` does not read): the box's width is the scale, and without a
-        // finite bound only an exact bound counts.
-        let skew = DMatrix::from_row_slice(2, 2, &[0.0, 0.0, 0.0, 0.0]);
-        dense_rates(&skew, &[-1.0, -inf], &[1.0, inf], &mut d[..2], &mut pw[..2]);
-        assert_eq!((&d[..2], &pw[..2]), (&[0.0, f64::MAX][..], &[0.5, 0.0][..]));
-    }
-
-    #[test]
-    fn a_sign_multiplier_within_tolerance_of_its_bound_is_on_it() {
-        // u in [-1, 1] with y = q = -0.5 (the sign block of a negative input):
-        // u must be 1. Lemke's pivots leave it 1e-16 short; an exchange rate of
-        // f64::MAX would call that free with y = -0.5 and reject it.
-        let p = Problem::boxed(
-            DMatrix::zeros(1, 1),
-            DVector::from_vec(vec![-0.5]),
-            DVector::from_vec(vec![-1.0]),
-            DVector::from_vec(vec![1.0]),
-        );
-        let (mut u, mut w) = ([1.0 - 1e-16], [0.0]);
-        assert!(verify_fresh(&p, &mut u, &mut w, 1e-9).0);
-        let (mut u, mut w) = ([1.0 - 1e-6], [0.0]);
-        assert!(!verify_fresh(&p, &mut u, &mut w, 1e-9).0);
-    }
-
-    /// The verdict on `(p, u)` with `p` rescaled by `r` (rows) and `c` (columns).
-    fn verdict(p: &Problem, u: &[f64], r: &[f64], c: &[f64]) -> (bool, f64) {
-        let n = p.n();
-        let m = DMatrix::from_fn(n, n, |i, j| r[i] * p.m[(i, j)] / c[j]);
-        let q = DVector::from_fn(n, |i, _| r[i] * p.q[i]);
-        let scaled = |v: &DVector<f64>| DVector::from_fn(n, |i, _| c[i] * v[i]);
-        let s = Problem::boxed(m, q, scaled(&p.lo), scaled(&p.hi));
-        let mut u: Vec<f64> = (0..n).map(|i| c[i] * u[i]).collect();
-        let mut w = vec![0.0; n];
-        verify_fresh(&s, &mut u, &mut w, 1e-9)
-    }
-
-    #[test]
-    fn the_verdict_does_not_depend_on_the_units() {
-        // The equation `w_1 = u_0 / 2 - u_1 = 0` missed by 5e-7 of its terms,
-        // on data of size 1e-6 (the old absolute test accepted it): rejected
-        // in every unit system, and the exact answer accepted in every one.
-        let p = Problem::lcp(
-            DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 0.5, -1.0]),
-            DVector::from_vec(vec![-1e-6, 0.0]),
-        );
-        let bad = [1e-6, 0.5e-6 * (1.0 + 1e-6)];
-        let good = [1e-6, 0.5e-6];
-        for (r, c) in [
-            ([1.0, 1.0], [1.0, 1.0]),
-            ([1e3, 1e-3], [1e6, 1.0]),
-            ([1e-9, 7.0], [3.0, 1e12]),
-        ] {
-            let (ok, res) = verdict(&p, &bad, &r, &c);
-            assert!(!ok, "accepted at rows {r:?}, columns {c:?}: {res:e}");
-            // rho_1 = 5e-13 against sigma_1 = s_1 + s_0 / 2 + s_1 = 3e-6.
-            assert!((res / (5e-13 / 3e-6) - 1.0).abs() < 1e-5, "{res:e}");
-            let (ok, res) = verdict(&p, &good, &r, &c);
-            assert!(
-                ok && res < 1e-15,
-                "rejected at rows {r:?}, columns {c:?}: {res:e}"
-            );
-        }
-    }
 }

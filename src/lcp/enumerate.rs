@@ -9,8 +9,9 @@
 //! The odometer works in place on a `[Bound]` so the solver can run it on its
 //! preallocated buffers; the public functions allocate freely (test use).
 
-use super::acceptance::{dense_rates, dense_resolution, magnitudes, Gauge};
+use super::acceptance::Gauge;
 use super::active::BlockSolver;
+use super::scales::{dense_rates, dense_resolution, magnitudes};
 use super::{Bound, Problem};
 use nalgebra::DVector;
 

@@ -23,6 +23,7 @@ pub mod enumerate;
 mod lemke;
 mod pivoting;
 pub mod problem;
+mod scales;
 mod solver;
 mod sweep;
 mod transform;
@@ -30,7 +31,11 @@ mod transform;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_acceptance;
+#[cfg(test)]
 mod tests_banded;
+#[cfg(test)]
+mod tests_banded_failures;
 #[cfg(test)]
 mod tests_random;
 #[cfg(test)]

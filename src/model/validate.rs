@@ -11,12 +11,14 @@
 //! `signals` (derivatives and blocks) and `settings` (experiment, scheme,
 //! reference).
 
+mod fields;
 mod matrices;
+
+pub(super) use fields::Names;
 
 pub(super) use matrices::{variable_symbols, MatrixContext};
 
 use super::affine::Symbol;
-use super::expr::{self, Expr};
 use super::raw::{self, RawModel};
 use super::{Method, Model, Parameter, System, Variable};
 use std::collections::HashMap;
@@ -100,13 +102,6 @@ pub fn from_str_with(
     Validator { file: path, method }.model(raw)
 }
 
-/// Words that cannot be variable names: the FMU's independent variable and the
-/// names the expression language gives a meaning.
-const RESERVED: &[&str] = &[
-    "time", "pi", "inf", "sqrt", "exp", "log", "sin", "cos", "tan", "abs", "asin", "acos", "atan",
-    "atan2", "sinh", "cosh", "tanh", "floor", "frac", "step", "min", "max",
-];
-
 /// Most output coefficients (outputs × variables) a model may have: 80 MB.
 const MAX_OUTPUT_ENTRIES: usize = 10_000_000;
 
@@ -125,43 +120,7 @@ pub(super) struct Validator<'a> {
 
 pub(super) type Res<T> = Result<T, ModelError>;
 
-/// Every declared name and where, so a second declaration can point at the first.
-/// A map, not a list: a chain of 10,000 bodies declares 40,000 names.
-#[derive(Default)]
-pub(super) struct Names {
-    seen: HashMap<String, String>,
-}
-
-impl Names {
-    pub(super) fn contains(&self, name: &str) -> bool {
-        self.seen.contains_key(name)
-    }
-
-    pub(super) fn declare(&mut self, v: &Validator, field: String, name: &str) -> Res<()> {
-        let field = format!("{field}.name");
-        self.declare_at(v, field, name)
-    }
-
-    /// Declares `name` found at exactly `field`.
-    pub(super) fn declare_at(&mut self, v: &Validator, field: String, name: &str) -> Res<()> {
-        v.identifier(&field, name)?;
-        if let Some(other) = self.seen.get(name) {
-            return v.fail(field, format!("'{name}' is already declared at {other}"));
-        }
-        self.seen.insert(name.to_string(), field);
-        Ok(())
-    }
-}
-
 impl Validator<'_> {
-    pub(super) fn fail<T>(&self, field: impl Into<String>, message: impl Into<String>) -> Res<T> {
-        Err(ModelError {
-            file: self.file.into(),
-            field: field.into(),
-            message: message.into(),
-        })
-    }
-
     fn model(&self, mut raw: RawModel) -> Res<Model> {
         self.identifier("model.name", &raw.model.name)?;
         let signal_form = super::signals::wanted(&raw);
@@ -414,63 +373,6 @@ impl Validator<'_> {
                 "a mechanical model (one with [[coordinates]] or [[contacts]]) takes its states from the coordinates and its pairs from the contacts; remove this section",
             ),
             None => Ok(()),
-        }
-    }
-
-    pub(super) fn identifier(&self, field: &str, name: &str) -> Res<()> {
-        let mut chars = name.chars();
-        let first_ok = chars
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-        if !first_ok || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return self.fail(field, format!("'{name}' is not a C identifier (letters, digits, '_', not starting with a digit)"));
-        }
-        if RESERVED.contains(&name) {
-            return self.fail(field, format!("'{name}' is a reserved word"));
-        }
-        Ok(())
-    }
-
-    pub(super) fn finite(&self, field: &str, v: f64) -> Res<()> {
-        if !v.is_finite() {
-            return self.fail(field, format!("{v} is not a finite number"));
-        }
-        Ok(())
-    }
-
-    pub(super) fn parameter_expr(
-        &self,
-        field: &str,
-        text: &str,
-        param: &dyn Fn(&str) -> Option<usize>,
-    ) -> Res<Expr> {
-        let node = expr::parse(text).map_err(|e| self.expr_error(field, text, e))?;
-        Expr::compile(&node, param).map_err(|e| {
-            let hint = if e.message.starts_with("unknown name") {
-                " (only parameters may appear here)"
-            } else {
-                ""
-            };
-            self.expr_error(
-                field,
-                text,
-                expr::ExprError {
-                    column: e.column,
-                    message: e.message + hint,
-                },
-            )
-        })
-    }
-
-    pub(super) fn expr_error(&self, field: &str, text: &str, e: expr::ExprError) -> ModelError {
-        let mut e = e;
-        if e.message.starts_with("unknown name 'time'") {
-            e.message = "time is not known here: start values, parameters and bounds are fixed before the simulation runs, and gaps and slips are functions of the state alone (time may appear in a first-order state's der, a block's input, a named output and a mechanical coordinate's force)".into();
-        }
-        ModelError {
-            file: self.file.into(),
-            field: field.into(),
-            message: format!("in \"{text}\": {e}"),
         }
     }
 }

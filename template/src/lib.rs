@@ -14,6 +14,7 @@
 //! (FMI 2.0) it is built once, without a model: the prebuilt runtime, which
 //! reads the model from the FMU's resources ([`model_source`]).
 
+mod c_args;
 #[cfg(not(feature = "fmi3"))]
 mod exports;
 #[cfg(all(not(feature = "fmi3"), not(feature = "me-only")))]
@@ -30,6 +31,7 @@ mod fmu_state;
 #[cfg(feature = "forced-panic")]
 mod forced_panic;
 mod interfaces;
+mod logger;
 mod model_source;
 mod shell;
 

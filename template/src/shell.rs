@@ -9,119 +9,19 @@
 //! failure through the importer's logger ([`Sink`]: the two versions' callbacks
 //! differ in their arguments only). Messages are formatted here and passed as
 //! the format string with every `%` doubled, since FMPy and OMSimulator run them
-//! through printf; a NULL logger simply means no messages.
+//! through printf; a NULL logger simply means no messages. The levels and the
+//! logger are in `logger`, the conversion of C arguments (strings, arrays,
+//! out-parameters) in `c_args`; the exports import both through this module.
 
-use crate::ffi::*;
+pub use crate::c_args::{c_str, instance_name, out, slice, slice_mut};
+use crate::logger::level_of;
+#[cfg(not(feature = "fmi3"))]
+pub use crate::logger::log_with;
+pub use crate::logger::{check_categories, Level, Sink, Status};
 use lcsfmu::fmi2::state::Call;
 use lcsfmu::fmi2::{FmiError, FmiResult, Instance, Severity};
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::{c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-
-/// The status levels both FMI versions define, with the same values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
-    Ok,
-    Warning,
-    Discard,
-    Error,
-    Fatal,
-}
-
-/// A status enum of one FMI version.
-pub trait Status: Copy {
-    /// The function that frees an instance, named in the refusal after a panic.
-    const FREE_INSTANCE: &'static str;
-    fn of(level: Level) -> Self;
-}
-
-impl Status for fmi2Status {
-    const FREE_INSTANCE: &'static str = "fmi2FreeInstance";
-    fn of(level: Level) -> Self {
-        match level {
-            Level::Ok => fmi2Status::fmi2OK,
-            Level::Warning => fmi2Status::fmi2Warning,
-            Level::Discard => fmi2Status::fmi2Discard,
-            Level::Error => fmi2Status::fmi2Error,
-            Level::Fatal => fmi2Status::fmi2Fatal,
-        }
-    }
-}
-
-/// The importer's logger, as the version's instantiation function received it.
-#[derive(Clone, Copy)]
-pub enum Sink {
-    #[cfg_attr(feature = "fmi3", allow(dead_code))]
-    Fmi2 {
-        logger: fmi2CallbackLogger,
-        environment: fmi2ComponentEnvironment,
-    },
-    #[cfg(feature = "fmi3")]
-    Fmi3 {
-        logger: crate::fmi3::ffi::fmi3LogMessageCallback,
-        environment: *mut c_void,
-    },
-}
-
-impl Sink {
-    /// The FMI 2.0 logger of `functions` (NULL: none).
-    ///
-    /// # Safety
-    /// `functions` is NULL or points to valid callbacks.
-    #[cfg_attr(feature = "fmi3", allow(dead_code))]
-    pub unsafe fn fmi2(functions: *const fmi2CallbackFunctions) -> Sink {
-        match functions.as_ref() {
-            None => Sink::Fmi2 {
-                logger: None,
-                environment: std::ptr::null_mut(),
-            },
-            Some(f) => Sink::Fmi2 {
-                logger: f.logger,
-                environment: f.componentEnvironment,
-            },
-        }
-    }
-
-    /// Sends one message; the text is escaped here.
-    pub fn send(&self, name: &CStr, level: Level, message: &str) {
-        let (category, text) = (escape(category_of(level)), escape(message));
-        match *self {
-            Sink::Fmi2 {
-                logger: Some(logger),
-                environment,
-            } => {
-                // SAFETY: the importer promised a valid logger for the instance's
-                // lifetime; every string passed is NUL-terminated and free of
-                // printf conversions.
-                unsafe {
-                    logger(
-                        environment,
-                        name.as_ptr(),
-                        fmi2Status::of(level),
-                        category.as_ptr(),
-                        text.as_ptr(),
-                    )
-                }
-            }
-            #[cfg(feature = "fmi3")]
-            Sink::Fmi3 {
-                logger: Some(logger),
-                environment,
-            } => {
-                use crate::fmi3::ffi::fmi3Status;
-                // SAFETY: as above (FMI 3.0's logger is not variadic).
-                unsafe {
-                    logger(
-                        environment,
-                        fmi3Status::of(level),
-                        category.as_ptr(),
-                        text.as_ptr(),
-                    )
-                }
-            }
-            _ => {}
-        }
-    }
-}
 
 /// What an `fmi2Component` or `fmi3Instance` points to.
 pub struct Component {
@@ -134,95 +34,6 @@ pub struct Component {
     /// may have stopped a step half way), so every call but freeing the instance
     /// is refused, reset included: it would reuse the same data.
     poisoned: bool,
-}
-
-/// Categories this FMU logs to, as listed in modelDescription.xml.
-pub const CATEGORIES: &[&str] = &[
-    "logEvents",
-    "logStatusWarning",
-    "logStatusDiscard",
-    "logStatusError",
-    "logStatusFatal",
-    "logAll",
-];
-
-/// Refuses a log category that modelDescription.xml does not list.
-pub fn check_categories(names: impl Iterator<Item = String>) -> FmiResult<()> {
-    for name in names {
-        if !CATEGORIES.contains(&name.as_str()) {
-            return Err(FmiError::error(format!(
-                "unknown log category '{name}' (known: {})",
-                CATEGORIES.join(", ")
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Doubles `%` and drops NUL bytes so any text is a safe printf format.
-pub fn escape(text: &str) -> CString {
-    CString::new(text.replace('%', "%%").replace('\0', "")).expect("NUL bytes were removed")
-}
-
-/// Reads an optional C string (NULL gives None; invalid UTF-8 is replaced).
-///
-/// # Safety
-/// `s` is NULL or points to a NUL-terminated string.
-pub unsafe fn c_str(s: *const c_char) -> Option<String> {
-    (!s.is_null()).then(|| CStr::from_ptr(s).to_string_lossy().into_owned())
-}
-
-/// The instance name an importer passed (NULL: "unnamed"), as a C string.
-///
-/// # Safety
-/// `s` is NULL or points to a NUL-terminated string.
-pub unsafe fn instance_name(s: *const c_char) -> CString {
-    let name = c_str(s).unwrap_or_else(|| "unnamed".into());
-    CString::new(name.replace('\0', "")).expect("NUL bytes were removed")
-}
-
-/// Logs with the callbacks an importer passed, before there is a component.
-///
-/// # Safety
-/// `functions` is NULL or points to valid callbacks; `name` is a valid C string.
-#[cfg_attr(feature = "fmi3", allow(dead_code))]
-pub unsafe fn log_with(
-    functions: *const fmi2CallbackFunctions,
-    name: &CStr,
-    status: fmi2Status,
-    message: &str,
-) {
-    Sink::fmi2(functions).send(name, level_of_fmi2(status), message);
-}
-
-#[cfg_attr(feature = "fmi3", allow(dead_code))]
-fn level_of_fmi2(status: fmi2Status) -> Level {
-    match status {
-        fmi2Status::fmi2OK | fmi2Status::fmi2Pending => Level::Ok,
-        fmi2Status::fmi2Warning => Level::Warning,
-        fmi2Status::fmi2Discard => Level::Discard,
-        fmi2Status::fmi2Error => Level::Error,
-        fmi2Status::fmi2Fatal => Level::Fatal,
-    }
-}
-
-fn category_of(level: Level) -> &'static str {
-    match level {
-        Level::Ok => "logEvents",
-        Level::Warning => "logStatusWarning",
-        Level::Discard => "logStatusDiscard",
-        Level::Error => "logStatusError",
-        Level::Fatal => "logStatusFatal",
-    }
-}
-
-pub fn level_of(severity: Severity) -> Level {
-    match severity {
-        Severity::Warning => Level::Warning,
-        Severity::Discard => Level::Discard,
-        Severity::Error => Level::Error,
-        Severity::Fatal => Level::Fatal,
-    }
 }
 
 /// A logged `Error` for what this FMU does not provide, as the standards ask.
@@ -386,52 +197,4 @@ fn report_panic<S: Status>(
         &format!("{what}: internal error ({why}); the instance cannot be used any more"),
     );
     S::of(Level::Fatal)
-}
-
-/// Builds a slice from a C array; NULL is fine when `n == 0`.
-///
-/// # Safety
-/// When `n > 0` and `p` is not NULL, `p` points to `n` valid elements.
-pub unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> FmiResult<&'a [T]> {
-    match (n, p.is_null()) {
-        (0, _) => Ok(&[]),
-        (_, true) => Err(FmiError::error(format!(
-            "{what} is NULL but {n} values were announced"
-        ))),
-        _ => Ok(std::slice::from_raw_parts(p, n)),
-    }
-}
-
-/// Mutable counterpart of [`slice`].
-///
-/// # Safety
-/// As for [`slice`], and the memory is writable and not aliased.
-pub unsafe fn slice_mut<'a, T>(p: *mut T, n: usize, what: &str) -> FmiResult<&'a mut [T]> {
-    match (n, p.is_null()) {
-        (0, _) => Ok(&mut []),
-        (_, true) => Err(FmiError::error(format!(
-            "{what} is NULL but {n} values were announced"
-        ))),
-        _ => Ok(std::slice::from_raw_parts_mut(p, n)),
-    }
-}
-
-/// A writable out-parameter, or an error naming it.
-///
-/// # Safety
-/// `p` is NULL or valid for writes.
-#[inline]
-pub unsafe fn out<'a, T>(p: *mut T, what: &str) -> FmiResult<&'a mut T> {
-    match p.as_mut() {
-        Some(r) => Ok(r),
-        None => Err(null_out(what)),
-    }
-}
-
-/// The error of a NULL out-parameter, out of line: `fmi3DoStep` checks four
-/// of them on every step, and the common path should be four tests only.
-#[cold]
-#[inline(never)]
-fn null_out(what: &str) -> FmiError {
-    FmiError::error(format!("{what} is NULL"))
 }

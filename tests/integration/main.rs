@@ -52,6 +52,11 @@
 //! - `numeric`        non-finite values, extreme step sizes, infeasible and overflowing
 //!   parameters, an LCP beyond the pivot budget
 //! - `call_sequences` 10,000 seeded random call sequences (status histogram printed)
+//! - `random_calls`   one random FMI 2.0 call of those sequences, legal or illegal arguments
+//! - `sequence_args`  what every random sequence draws from: the seeded generator, numbers,
+//!   value references, bytes to deserialize, seed and count from the environment
+//! - `sequence_rules` the rules every random call is judged by (FMI 2.0 and 3.0), the
+//!   status histogram and the closing assertions
 //! - `call_sequences_me` 10,000 seeded random sequences on Model Exchange instances: ME
 //!   calls in any state, NaN states and times, time backwards, wrong sizes, NULL arrays,
 //!   Co-Simulation calls; refused calls change nothing an importer can read
@@ -62,6 +67,10 @@
 //!   return of the core instance on rlc_diode
 //! - `importer3`      FMI 3.0 FMUs through the `fmi` crate == the core instance, bit for
 //!   bit, with and without Event Mode; the early return at rlc_diode's switch
+//! - `call_sequences3` seeded random FMI 3.0 call sequences (status histogram printed)
+//! - `random_calls3`  one random FMI 3.0 call of those sequences; DoStep and
+//!   UpdateDiscreteStates with their out-parameters
+//! - `sequences3_instance` the FMI 3.0 instances those sequences drive, through raw bindings
 //! - `importer3_me`   FMI 3.0 Model Exchange FMUs through the `fmi` crate: an Euler
 //!   importer with located events == the core instance, bit for bit
 //! - `fmu_check`      `lcsfmu check FILE.fmu`: every bundled FMU passes; broken copies
@@ -126,6 +135,11 @@ mod nonlinear;
 mod nonlinear_events;
 mod numeric;
 mod plot;
+mod random_calls;
+mod random_calls3;
+mod sequence_args;
+mod sequence_rules;
+mod sequences3_instance;
 mod siconos_options;
 mod siconos_rocking_block;
 mod theta_gamma;

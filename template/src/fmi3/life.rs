@@ -1,6 +1,6 @@
 //! The FMI 3.0 life cycle of a co-simulation instance: instantiation,
-//! initialization, Event Mode and Step Mode, `fmi3DoStep`, termination, reset
-//! and FMU states.
+//! initialization, Event Mode and Step Mode, `fmi3DoStep`, termination and
+//! reset (FMU states are in `fmu_states`).
 //!
 //! The core instance keeps the state machine; this file converts arguments.
 //! What differs from FMI 2.0: `fmi3EnterInitializationMode` carries the
@@ -15,7 +15,6 @@
 #![allow(non_snake_case)]
 
 use super::ffi::*;
-use crate::fmu_state;
 use crate::shell::{
     c_str, check_categories, enter, instance_name, out, slice, warning_as_status, Component, Level,
     Sink,
@@ -322,81 +321,6 @@ pub extern "C" fn fmi3Terminate(instance: fmi3Instance) -> fmi3Status {
 pub extern "C" fn fmi3Reset(instance: fmi3Instance) -> fmi3Status {
     enter(instance, "fmi3Reset", |comp| {
         comp.instance.reset()?;
-        OK
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3GetFMUState(
-    instance: fmi3Instance,
-    FMUState: *mut fmi3FMUState,
-) -> fmi3Status {
-    enter(instance, "fmi3GetFMUState", |comp| {
-        // SAFETY: FMUState points to NULL or to a state of this FMU.
-        unsafe { fmu_state::get(comp, FMUState)? };
-        OK
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3SetFMUState(instance: fmi3Instance, FMUState: fmi3FMUState) -> fmi3Status {
-    enter(instance, "fmi3SetFMUState", |comp| {
-        // SAFETY: FMUState is one of this FMU's states (checked by its tag).
-        unsafe { fmu_state::set(comp, FMUState)? };
-        OK
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3FreeFMUState(
-    instance: fmi3Instance,
-    FMUState: *mut fmi3FMUState,
-) -> fmi3Status {
-    enter(instance, "fmi3FreeFMUState", |comp| {
-        // SAFETY: FMUState points to NULL or to a state of this FMU, freed once.
-        unsafe { fmu_state::free(comp, FMUState)? };
-        OK
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3SerializedFMUStateSize(
-    instance: fmi3Instance,
-    FMUState: fmi3FMUState,
-    size: *mut usize,
-) -> fmi3Status {
-    enter(instance, "fmi3SerializedFMUStateSize", |comp| {
-        // SAFETY: as in fmi3SetFMUState; size is writable.
-        unsafe { fmu_state::serialized_size(comp, FMUState, size)? };
-        OK
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3SerializeFMUState(
-    instance: fmi3Instance,
-    FMUState: fmi3FMUState,
-    serializedState: *mut fmi3Byte,
-    size: usize,
-) -> fmi3Status {
-    enter(instance, "fmi3SerializeFMUState", |comp| {
-        // SAFETY: as in fmi3SetFMUState; serializedState has room for size bytes.
-        unsafe { fmu_state::serialize(comp, FMUState, serializedState, size)? };
-        OK
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn fmi3DeserializeFMUState(
-    instance: fmi3Instance,
-    serializedState: *const fmi3Byte,
-    size: usize,
-    FMUState: *mut fmi3FMUState,
-) -> fmi3Status {
-    enter(instance, "fmi3DeserializeFMUState", |comp| {
-        // SAFETY: serializedState holds size bytes; FMUState points to NULL or a
-        // state of this FMU.
-        unsafe { fmu_state::deserialize(comp, serializedState, size, FMUState)? };
         OK
     })
 }

@@ -5,10 +5,12 @@
 //! to load a binary that lacks one. The functions are grouped by what they do:
 //!
 //! - [`life`]: instantiation, initialization, Event and Step Mode, `fmi3DoStep`,
-//!   termination, reset and FMU states: the core instance's life cycle, which
-//!   is the same as FMI 2.0's plus events (`lcsfmu::fmi2::EventOptions`);
-//! - [`values`]: the typed getters and setters (the FMU's variables are all
-//!   Float64; every other type has none);
+//!   termination and reset: the core instance's life cycle, which is the same
+//!   as FMI 2.0's plus events (`lcsfmu::fmi2::EventOptions`); [`fmu_states`]:
+//!   getting, setting and serializing FMU states;
+//! - [`values`]: the Float64 getter and setter (the FMU's variables are all
+//!   Float64); [`empty_getters`] and [`empty_setters`]: those of every other
+//!   type, which has no variable;
 //! - [`exchange`]: Model Exchange and the directional and adjoint derivatives,
 //!   over the core's Model Exchange (the same as FMI 2.0's);
 //! - [`unsupported`]: Scheduled Execution, clocks, dependencies, output
@@ -18,8 +20,11 @@
 //! (NULL check, panic guard, the core's state table, status mapping, `%`-safe
 //! logging), exactly as the FMI 2.0 functions of [`crate::exports`] do.
 
+mod empty_getters;
+mod empty_setters;
 mod exchange;
 pub mod ffi;
+mod fmu_states;
 mod life;
 mod unsupported;
 mod values;

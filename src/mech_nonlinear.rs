@@ -248,7 +248,12 @@ impl MechPrograms {
     /// per evaluation).
     pub fn set_params(&mut self, params: &[f64]) {
         self.params.copy_from_slice(params);
-        for p in self.force.iter_mut().chain(&mut self.gap).chain(&mut self.slip) {
+        for p in self
+            .force
+            .iter_mut()
+            .chain(&mut self.gap)
+            .chain(&mut self.slip)
+        {
             p.source.fold_parameters_into(params, &mut p.expr);
         }
     }

@@ -259,7 +259,12 @@ impl Ncs {
     /// per evaluation).
     pub fn set_params(&mut self, params: &[f64]) {
         self.params.copy_from_slice(params);
-        for p in self.der.iter_mut().chain(&mut self.y).chain(&mut self.outputs) {
+        for p in self
+            .der
+            .iter_mut()
+            .chain(&mut self.y)
+            .chain(&mut self.outputs)
+        {
             p.source.fold_parameters_into(params, &mut p.expr);
         }
     }

@@ -67,7 +67,9 @@ impl Expr {
             };
             match (folded, *op) {
                 (Some(v), Op::Param(_)) => ops.push(Op::Const(v)),
-                (Some(v), Op::Neg | Op::Call(_)) => *ops.last_mut().expect("a constant") = Op::Const(v),
+                (Some(v), Op::Neg | Op::Call(_)) => {
+                    *ops.last_mut().expect("a constant") = Op::Const(v)
+                }
                 (Some(v), _) => {
                     ops.truncate(ops.len() - 2);
                     ops.push(Op::Const(v));
@@ -144,9 +146,17 @@ mod tests {
                 let what = format!("{src} at {p:?}");
                 assert!(folded.ops().len() <= e.ops().len(), "{what}");
                 assert!(folded.depth() <= e.depth(), "{what}");
-                same(e.eval_magnitude(p, &at), folded.eval_magnitude(p, &at), &what);
+                same(
+                    e.eval_magnitude(p, &at),
+                    folded.eval_magnitude(p, &at),
+                    &what,
+                );
                 for seed in [0, 1, u32::MAX] {
-                    same(e.eval_tangent(p, &at, seed), folded.eval_tangent(p, &at, seed), &what);
+                    same(
+                        e.eval_tangent(p, &at, seed),
+                        folded.eval_tangent(p, &at, seed),
+                        &what,
+                    );
                 }
                 let slots = &slots[..e.variables().len().max(1)];
                 let slots: Vec<u8> = e

@@ -67,11 +67,14 @@ impl Expr {
             };
             match (folded, *op) {
                 (Some(v), Op::Param(_)) => ops.push(Op::Const(v)),
+                // The operand folded was the last constant (two for a binary
+                // operation): replaced by the result.
                 (Some(v), Op::Neg | Op::Call(_)) => {
-                    *ops.last_mut().expect("a constant") = Op::Const(v)
+                    ops.pop();
+                    ops.push(Op::Const(v));
                 }
                 (Some(v), _) => {
-                    ops.truncate(ops.len() - 2);
+                    ops.truncate(ops.len().saturating_sub(2));
                     ops.push(Op::Const(v));
                 }
                 (None, op) => ops.push(op),

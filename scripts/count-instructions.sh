@@ -5,18 +5,24 @@
 # only the DoStep function is counted.
 #
 # usage: scripts/count-instructions.sh [MODEL.toml ...]   (default: a linear and a
-#        nonlinear model of each kind)   env: STEP (1e-3), STEPS (10000), LCSFMU
+#        nonlinear model of each kind, vdp_linear beside vdp_saturation)
+#        env: STEP (1e-3), STEPS (10000), LCSFMU
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 step=${STEP:-1e-3} steps=${STEPS:-10000}
 bin=${LCSFMU:-target/release/lcsfmu}
 [ -x "$bin" ] || cargo build --release --quiet
-models=("$@")
-[ ${#models[@]} -gt 0 ] || models=(models/sign_spiral.toml models/coulomb_friction.toml
-    models/vdp_saturation.toml models/bouncing_ball.toml models/pendulum_stop.toml)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# vdp_linear: vdp_saturation with its nonlinear term made linear, as
+# benches/dostep.rs builds it (the linear step of the same sizes).
+sed -e 's/mu\*(1 - x1^2)\*x2/mu*x2/' -e 's/name = "vdp_saturation"/name = "vdp_linear"/' \
+    models/vdp_saturation.toml >"$work/vdp_linear.toml"
+models=("$@")
+[ ${#models[@]} -gt 0 ] || models=(models/sign_spiral.toml models/coulomb_friction.toml
+    "$work/vdp_linear.toml" models/vdp_saturation.toml models/bouncing_ball.toml
+    models/pendulum_stop.toml)
 gcc -O2 -o "$work/driver" benches/callgrind/step_driver.c -ldl
 
 # count VERSION FMU: instructions per step of that archive's binary.

@@ -29,6 +29,10 @@ const SMALL_STACK: usize = 8;
 #[derive(Clone, Debug)]
 struct Program {
     row: usize,
+    /// The program as compiled.
+    source: Expr,
+    /// `source` with its parameter-only subprograms folded at the last
+    /// assembly's parameters (see [`Expr::fold_parameters_into`]): what runs.
     expr: Expr,
     reads: Vec<usize>,
     slots: Vec<Slot>,
@@ -59,6 +63,7 @@ impl Program {
             slots: vec![],
             directions: vec![],
             small: expr.depth() <= SMALL_STACK,
+            source: expr.clone(),
             expr: expr.clone(),
         }
     }
@@ -238,9 +243,19 @@ impl MechPrograms {
         }
     }
 
-    /// Takes the parameters of a new assembly.
+    /// Takes the parameters of a new assembly, folding the programs'
+    /// parameter-only subprograms at them (the same numbers, fewer operations
+    /// per evaluation).
     pub fn set_params(&mut self, params: &[f64]) {
         self.params.copy_from_slice(params);
+        for p in self
+            .force
+            .iter_mut()
+            .chain(&mut self.gap)
+            .chain(&mut self.slip)
+        {
+            p.source.fold_parameters_into(params, &mut p.expr);
+        }
     }
 
     /// A linearized system: the model's patterns extended by the programs'

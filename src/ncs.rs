@@ -26,6 +26,10 @@ use nalgebra::{DMatrix, DVector};
 #[derive(Clone, Debug)]
 struct Program {
     row: usize,
+    /// The program as compiled.
+    source: Expr,
+    /// `source` with its parameter-only subprograms folded at the last
+    /// assembly's parameters (see [`Expr::fold_parameters_into`]): what runs.
     expr: Expr,
     /// The states and pairs it reads (inputs are held over a step and need no
     /// derivative): the directions of its gradient pass, in this order.
@@ -135,6 +139,7 @@ fn programs(list: &[(usize, Expr)], nxu: usize) -> Vec<Program> {
                 dirs,
                 slots,
                 small: expr.depth() <= SMALL_STACK,
+                source: expr.clone(),
                 expr: expr.clone(),
             }
         })
@@ -249,9 +254,19 @@ impl Ncs {
         self.time_jumps.next(&self.params, ta, tb)
     }
 
-    /// Takes the parameters of a new assembly.
+    /// Takes the parameters of a new assembly, folding the programs'
+    /// parameter-only subprograms at them (the same numbers, fewer operations
+    /// per evaluation).
     pub fn set_params(&mut self, params: &[f64]) {
         self.params.copy_from_slice(params);
+        for p in self
+            .der
+            .iter_mut()
+            .chain(&mut self.y)
+            .chain(&mut self.outputs)
+        {
+            p.source.fold_parameters_into(params, &mut p.expr);
+        }
     }
 
     /// Takes the linear parts of a new assembly: `A B E f` and `C D F g`

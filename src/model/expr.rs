@@ -361,6 +361,12 @@ impl Expr {
         Expr { ops }
     }
 
+    /// The instructions, handed back (to be refilled without allocating, see
+    /// [`super::program`]'s parameter folding).
+    pub(super) fn into_ops(self) -> Vec<Op> {
+        self.ops
+    }
+
     /// The postfix program (the documentation page prints it back as infix text).
     pub fn ops(&self) -> &[Op] {
         &self.ops

@@ -19,6 +19,8 @@
 //!
 //! All three run on a stack of [`MAX_STACK`] entries: no allocation.
 
+mod fold;
+
 use super::expr::{emit, err, BinOp, Expr, ExprError, Node, Op, MAX_STACK};
 use serde::{Deserialize, Serialize};
 

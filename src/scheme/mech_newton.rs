@@ -323,6 +323,12 @@ impl MechNewtonStepper {
         }
         nl.gap(sys, &start, &mut self.gap);
         nl.gap_jacobian(sys, &start, &mut self.lin);
+        // Slips without programs read neither `q` nor `v`: their matrix and
+        // offset (inputs held over the step) are the iterates' too, set once
+        // here rather than at every linearization.
+        if !nl.slips_nonlinear() {
+            nl.slip(sys, &start, &mut self.lin, &mut self.slip_offset);
+        }
         if let Some(pr) = &mut self.projection {
             pr.gap_precision(nl, sys, &start);
         }
@@ -385,7 +391,9 @@ impl MechNewtonStepper {
         if nl.gaps_nonlinear() {
             nl.gap_jacobian(sys, &end, &mut self.lin);
         }
-        nl.slip(sys, &end, &mut self.lin, &mut self.slip_offset);
+        if nl.slips_nonlinear() {
+            nl.slip(sys, &end, &mut self.lin, &mut self.slip_offset);
+        }
     }
 
     /// `∂F/∂q`, `∂F/∂v` at the iterate, time `t1`, into the linearized system.

@@ -381,9 +381,7 @@ impl NewtonStepper {
                 });
             }
             self.linearize(d)?;
-            info = self
-                .solver
-                .solve(&self.problem, &mut self.u_try, &mut self.y_next);
+            info = self.solve_lcp();
             solves += 1;
             if info.status != lcp::Status::Solved {
                 return Err(StepError::Lcp(info));
@@ -405,6 +403,23 @@ impl NewtonStepper {
                     line_search: true,
                 });
             }
+        }
+    }
+
+    /// The linearization's LCP into `u_try` (and `y_next`). A model with at
+    /// most four pairs calls the solver at its size as a constant
+    /// ([`Solver::solve_with`]: the same operations in the same order as
+    /// [`Solver::solve`], so the same numbers), so its warm start and its
+    /// verification run with their loops unrolled, as the linear step's do.
+    fn solve_lcp(&mut self) -> lcp::Info {
+        let (p, u, y) = (&self.problem, &mut self.u_try, &mut self.y_next);
+        let q = p.q.as_slice();
+        match self.nu {
+            1 => self.solver.solve_with(1, p, q, u, y),
+            2 => self.solver.solve_with(2, p, q, u, y),
+            3 => self.solver.solve_with(3, p, q, u, y),
+            4 => self.solver.solve_with(4, p, q, u, y),
+            _ => self.solver.solve(p, u, y),
         }
     }
 

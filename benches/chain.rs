@@ -26,8 +26,8 @@
 //! Run: `cargo bench --bench chain`. Figures depend on the machine; they are
 //! printed, never asserted.
 
-use lcsfmu::fmi2::variables;
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::variables;
+use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Model};
 use std::fmt::Write;
 use std::path::Path;

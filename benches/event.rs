@@ -18,7 +18,7 @@
 //! Best of 5 runs of 200 repetitions each; figures depend on the machine and are
 //! printed, never asserted. Run: `cargo bench --bench event`.
 
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Method, Model};
 use std::path::Path;
 use std::time::Instant;

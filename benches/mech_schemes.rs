@@ -14,7 +14,7 @@
 //! Run: `cargo bench --bench mech_schemes`. Figures depend on the machine;
 //! they are printed, never asserted.
 
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Model};
 use std::path::PathBuf;
 use std::time::Instant;

@@ -1,6 +1,6 @@
 //! Runs N steps of a model through the core Instance (for profilers:
 //! `valgrind --tool=callgrind target/release/examples/steps models/X.toml 100000`).
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 use lcsfmu::model::validate;
 use std::path::Path;
 

@@ -11,7 +11,7 @@
 //! neighbouring communication points.
 
 use crate::error::Error;
-use crate::fmi2::{variables, Instance};
+use crate::instance::{variables, Instance};
 use crate::model::{Method, Model};
 use crate::plot::{Figure, Panel, Series};
 use std::time::Instant;
@@ -269,7 +269,7 @@ type Recording = (Vec<f64>, Vec<Vec<f64>>);
 /// Runs `model` through the communication `points` (the first is the start),
 /// recording every variable; the instance is returned for its report.
 fn run_points(model: &Model, points: &[f64]) -> Result<(Recording, Instance), Error> {
-    let sim = |e: crate::fmi2::FmiError| Error::Simulation(e.message);
+    let sim = |e: crate::instance::FmiError| Error::Simulation(e.message);
     let n = variables::variables(model).len() as u32;
     let all: Vec<u32> = (0..n).collect();
     let mut inst = Instance::new(model.clone(), "{compare}");

@@ -74,10 +74,10 @@ lcsfmu = { path = "..", default-features = false }
 # Test only: fmi2DoStep panics from t = 1 on (template/src/forced_panic.rs).
 # `lcsfmu build` turns it on when LCSFMU_TEMPLATE_FEATURES names it.
 forced-panic = []
-# The FMI 3.0 shell (template/src/fmi3/) instead of FMI 2.0's exports.rs:
+# The FMI 3.0 shell (template/src/fmi3/) instead of FMI 2.0's (template/src/fmi2/):
 # `lcsfmu build --fmi 3` turns it on.
 fmi3 = []
-# The Model Exchange functions (template/src/exports_me.rs): `lcsfmu build
+# The Model Exchange functions (template/src/fmi2/exchange.rs): `lcsfmu build
 # --interface cs,me` turns it on; `--interface me` also turns on me-only, which
 # leaves out the co-simulation functions.
 model-exchange = []
@@ -199,7 +199,7 @@ fn no_toolchain(cargo: &std::ffi::OsStr, e: &std::io::Error) -> Error {
 pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result<PathBuf, Error> {
     let interfaces = env.interfaces;
     if interfaces.model_exchange {
-        if let Some(why) = crate::fmi2::model_exchange::refusal(model) {
+        if let Some(why) = crate::instance::model_exchange::refusal(model) {
             return Err(Error::Build(format!("--interface {interfaces}: {why}")));
         }
         if env.runtime == Some(Runtime::Prebuilt) {

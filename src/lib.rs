@@ -20,11 +20,11 @@
 //!
 //! Pipeline: a TOML file ([`model::raw`]) is validated into a [`model::Model`]
 //! ([`model::validate`]); the model produces the XML ([`model_description`]), the
-//! value-reference table ([`fmi2::variables`]) and the data compiled into the
+//! value-reference table ([`instance::variables`]) and the data compiled into the
 //! `fmu-template` cdylib ([`export`]), which is packed into an `.fmu` ([`pack`])
 //! with its documentation page ([`docs`]).
 //! Inside the FMU and in `lcsfmu simulate` ([`simulate`]) the same
-//! [`fmi2::Instance`] runs the steps.
+//! [`instance::Instance`] runs the steps.
 //!
 //! The C interface of the FMU lives in `fmu-template`. The crate's only unsafe
 //! code is [`conformance::loader`], which loads an FMU's binary in the child
@@ -34,7 +34,7 @@
 
 #![deny(unsafe_code)]
 
-pub mod fmi2;
+pub mod instance;
 pub mod lcp;
 pub mod lcs;
 pub mod linalg;

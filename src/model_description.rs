@@ -10,8 +10,8 @@
 //! section 3 asks for (see [`crate::model_description_me`]); a Co-Simulation FMU
 //! is written exactly as before.
 
-use crate::fmi2::variables::{self, Kind, Variable};
 use crate::fmi_version::Interfaces;
+use crate::instance::variables::{self, Kind, Variable};
 use crate::model::Model;
 use crate::model_description_me as me;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};

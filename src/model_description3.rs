@@ -6,7 +6,7 @@
 //! Float64), exactly one `independent` variable (time). What differs from FMI
 //! 2.0 (fmi3-notes §1.2): typed elements (`<Float64>`), `instantiationToken`
 //! instead of `guid` (the same value), the capability flags of `<CoSimulation>`
-//! (Event Mode and early return: see `lcsfmu::fmi2::EventOptions`), and a
+//! (Event Mode and early return: see `lcsfmu::instance::EventOptions`), and a
 //! `<ModelStructure>` of `<Output>` and `<InitialUnknown>` elements that name
 //! value references instead of indices. A variable's unit comes through a
 //! declared type (`<Float64Type name="V" unit="V"/>`, `declaredType="V"`), which
@@ -16,8 +16,8 @@
 //! [`crate::model_description3_me`] writes; a Co-Simulation FMU is written
 //! exactly as before.
 
-use crate::fmi2::variables;
 use crate::fmi_version::Interfaces;
+use crate::instance::variables;
 use crate::model::Model;
 use crate::model_description::{
     describe, number, output_dependencies, units, write_categories_and_experiment, write_units,

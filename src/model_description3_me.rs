@@ -6,11 +6,11 @@
 //! calculated, in `<InitialUnknown>`), and the event indicators as named
 //! continuous Float64 variables listed in `<EventIndicator>` (FMI 2.0 gave only
 //! their number). The value references come from the one table
-//! ([`crate::fmi2::variables::kinds_with_indicators`]): the derivatives follow
+//! ([`crate::instance::variables::kinds_with_indicators`]): the derivatives follow
 //! the model's variables and the indicators follow the derivatives, so every
 //! other variable keeps the reference it has in a Co-Simulation FMU.
 
-use crate::fmi2::variables::{self, Kind, Variable};
+use crate::instance::variables::{self, Kind, Variable};
 use crate::model::Model;
 use crate::model_description_me::{
     derivative_dependencies, flag, indicator_count, PROVIDES_FMU_STATES,

@@ -8,7 +8,7 @@
 //! the model's variables (value references `variables(model).len() + i`), so
 //! the other variables keep their references.
 
-use crate::fmi2::variables::{self, Kind, Variable};
+use crate::instance::variables::{self, Kind, Variable};
 use crate::model::Model;
 use quick_xml::events::{BytesEnd, BytesStart, Event};
 

@@ -9,8 +9,8 @@
 //! figures agree with FMPy's to rounding of the input interpolation.
 
 use crate::error::Error;
-use crate::fmi2::variables::{self, Kind};
-use crate::fmi2::Instance;
+use crate::instance::variables::{self, Kind};
+use crate::instance::Instance;
 use crate::model::Model;
 use std::io::Write;
 
@@ -189,7 +189,7 @@ pub fn run_with_progress(
     header.extend(outputs.iter().map(|&vr| vars[vr as usize].name.to_string()));
     drop(vars);
 
-    let sim = |e: crate::fmi2::FmiError| Error::Simulation(e.message);
+    let sim = |e: crate::instance::FmiError| Error::Simulation(e.message);
     let mut inst = Instance::new(model, guid);
     inst.setup_experiment(start, Some(stop)).map_err(sim)?;
     let (vrs, values): (Vec<u32>, Vec<f64>) = sets.into_iter().unzip();
@@ -204,7 +204,7 @@ pub fn run_with_progress(
             }
             match inst.set_reals(&input_vrs, &input_values) {
                 // Said once: a lasting condition would repeat it every step.
-                Err(e) if e.severity == crate::fmi2::Severity::Warning => {
+                Err(e) if e.severity == crate::instance::Severity::Warning => {
                     if !warned {
                         eprintln!(
                             "warning: {} (later warnings of this run are not shown)",

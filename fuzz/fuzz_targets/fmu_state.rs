@@ -12,8 +12,8 @@
 //! repeat.
 #![no_main]
 
-use lcsfmu::fmi2::snapshot::Snapshot;
-use lcsfmu::fmi2::{variables, Instance};
+use lcsfmu::instance::snapshot::Snapshot;
+use lcsfmu::instance::{variables, Instance};
 use libfuzzer_sys::fuzz_target;
 use std::sync::Mutex;
 

@@ -6,7 +6,7 @@
 //! target and for the seeds (serialized states of these instances), so both
 //! take them from here and the seeds always fit the target's models.
 
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Model};
 use std::path::{Path, PathBuf};
 
@@ -43,7 +43,7 @@ pub fn initialized(model: Model) -> Instance {
 }
 
 /// The checksum that ends a serialized FMU state (64-bit FNV-1a, as in
-/// `src/fmi2/snapshot.rs`), so the state target can make mutated bytes pass it.
+/// `src/instance/snapshot.rs`), so the state target can make mutated bytes pass it.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)

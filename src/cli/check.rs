@@ -9,7 +9,7 @@
 
 use crate::conformance;
 use crate::error::Error;
-use crate::fmi2::variables;
+use crate::instance::variables;
 use crate::lcs::Lcs;
 use crate::model::{validate, Model};
 use crate::scheme::Stepper;

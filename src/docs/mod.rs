@@ -18,8 +18,8 @@ pub(crate) mod equations;
 mod scheme;
 mod written;
 
-use crate::fmi2::variables;
 use crate::fmi_version::FmiVersion;
+use crate::instance::variables;
 use crate::model::Model;
 use crate::plot::{self, trajectory};
 use crate::simulate::{self, Options};

@@ -311,7 +311,7 @@ impl Validator<'_> {
 
     /// Refuses a nonlinear block relation that an input reaches at once: the
     /// FMU re-solves such relations when an input is set with the linear
-    /// equations only (see `fmi2::feedthrough`).
+    /// equations only (see `instance::feedthrough`).
     fn nonlinear_feedthrough(&self, model: &Model) -> Res<()> {
         let Some(nl) = &model.nonlinear else {
             return Ok(());

@@ -10,7 +10,7 @@
 //! is refused.
 
 use super::{Figure, Panel, Series, PALETTE};
-use crate::fmi2::variables::{self, Kind};
+use crate::instance::variables::{self, Kind};
 use crate::model::Model;
 use crate::simulate::Trajectory;
 

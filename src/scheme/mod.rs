@@ -434,7 +434,7 @@ impl Stepper {
 
     /// Whether the multipliers a step reports are averages over the step (the
     /// first-order time-stepping schemes), as opposed to impulses over it
-    /// (mechanical) or values at its end (event-driven): see `fmi2::tiny_step`.
+    /// (mechanical) or values at its end (event-driven): see `instance::tiny_step`.
     pub fn averages_multipliers(&self) -> bool {
         !matches!(
             self,

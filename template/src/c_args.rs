@@ -2,7 +2,7 @@
 //! values, with NULL where the importer announced data refused as an error
 //! naming the argument instead of being read.
 
-use lcsfmu::fmi2::{FmiError, FmiResult};
+use lcsfmu::instance::{FmiError, FmiResult};
 use std::ffi::{c_char, CStr, CString};
 
 /// Reads an optional C string (NULL gives None; invalid UTF-8 is replaced).

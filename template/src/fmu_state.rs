@@ -8,9 +8,9 @@
 //! shell calls them inside its entry helper.
 
 use crate::shell::{out, slice, slice_mut, Component};
-use lcsfmu::fmi2::snapshot::Snapshot;
-use lcsfmu::fmi2::state::Call;
-use lcsfmu::fmi2::{FmiError, FmiResult};
+use lcsfmu::instance::snapshot::Snapshot;
+use lcsfmu::instance::state::Call;
+use lcsfmu::instance::{FmiError, FmiResult};
 use std::ffi::c_void;
 
 /// An FMU state pointer of either version.

@@ -27,8 +27,8 @@ pub const FMI2_SUPPORTED: &str = match (declared::CO_SIMULATION, declared::MODEL
 
 /// Whether FMI 2.0 instantiation accepts `fmu_type`.
 #[cfg_attr(feature = "fmi3", allow(dead_code))]
-pub fn accepts_fmi2(fmu_type: crate::ffi::fmi2Type) -> bool {
-    use crate::ffi::{fmi2CoSimulation, fmi2ModelExchange};
+pub fn accepts_fmi2(fmu_type: crate::fmi2::ffi::fmi2Type) -> bool {
+    use crate::fmi2::ffi::{fmi2CoSimulation, fmi2ModelExchange};
     (fmu_type == fmi2CoSimulation && declared::CO_SIMULATION)
         || (fmu_type == fmi2ModelExchange && declared::MODEL_EXCHANGE)
 }

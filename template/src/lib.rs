@@ -7,24 +7,15 @@
 //! code: it is built without its `tool` feature), the life cycle included: the
 //! one core instance serves both FMI versions. This crate adds a thin shell per
 //! version, selected by the `fmi3` feature so that a binary exports exactly one
-//! version's functions: the C types ([`ffi`], [`fmi3::ffi`]) and exported
-//! functions ([`exports`]: 34 of FMI 2.0; [`fmi3`]: 75 of FMI 3.0), over the
+//! version's functions: the C types ([`fmi2::ffi`], [`fmi3::ffi`]) and exported
+//! functions ([`fmi2`]: 34 of FMI 2.0, 44 with Model Exchange; [`fmi3`]: 75 of FMI 3.0), over the
 //! shared entry helper ([`shell`]) and FMU-state handling ([`fmu_state`]). Raw
 //! pointers and `unsafe` exist only in these files. With the `prebuilt` feature
 //! (FMI 2.0) it is built once, without a model: the prebuilt runtime, which
 //! reads the model from the FMU's resources ([`model_source`]).
 
 mod c_args;
-#[cfg(not(feature = "fmi3"))]
-mod exports;
-#[cfg(all(not(feature = "fmi3"), not(feature = "me-only")))]
-mod exports_cs;
-#[cfg(all(not(feature = "fmi3"), feature = "model-exchange"))]
-mod exports_me;
-// The FMI 2.0 types are also the shared shell's (its FMI 2.0 logger); an FMI 3.0
-// build uses few of them.
-#[cfg_attr(feature = "fmi3", allow(dead_code))]
-mod ffi;
+mod fmi2;
 #[cfg(feature = "fmi3")]
 mod fmi3;
 mod fmu_state;

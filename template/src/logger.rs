@@ -6,8 +6,8 @@
 //! string with each `%` doubled ([`escape`]), since FMPy and OMSimulator run
 //! it through printf; a NULL logger means no messages.
 
-use crate::ffi::*;
-use lcsfmu::fmi2::{FmiError, FmiResult, Severity};
+use crate::fmi2::ffi::*;
+use lcsfmu::instance::{FmiError, FmiResult, Severity};
 use std::ffi::{CStr, CString};
 
 /// The status levels both FMI versions define, with the same values.

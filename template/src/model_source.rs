@@ -8,7 +8,7 @@
 //! against that text, and runs with run-time sizes (the same numbers, bit for
 //! bit: `Instance::specialize` only changes how fast a step runs).
 
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 
 /// The instance for the model of this binary (compiled in), after checking the
 /// GUID (FMI 2.0) or instantiation token (FMI 3.0), named by `what`, the
@@ -40,6 +40,6 @@ pub fn instance(
     location: Option<&str>,
     _what: &str,
 ) -> Result<Instance, String> {
-    let (model, guid) = lcsfmu::fmi2::resources::load_model(location, token)?;
+    let (model, guid) = lcsfmu::instance::resources::load_model(location, token)?;
     Ok(Instance::new(model, guid))
 }

@@ -18,8 +18,8 @@ use crate::logger::level_of;
 #[cfg(not(feature = "fmi3"))]
 pub use crate::logger::log_with;
 pub use crate::logger::{check_categories, Level, Sink, Status};
-use lcsfmu::fmi2::state::Call;
-use lcsfmu::fmi2::{FmiError, FmiResult, Instance, Severity};
+use lcsfmu::instance::state::Call;
+use lcsfmu::instance::{FmiError, FmiResult, Instance, Severity};
 use std::ffi::{c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -5,7 +5,7 @@
 //! models' trajectories against validation.md through the built FMUs.)
 
 use super::{column, initialized, model, run};
-use lcsfmu::fmi2::{Instance, Severity};
+use lcsfmu::instance::{Instance, Severity};
 use lcsfmu::model::{validate, Model};
 use lcsfmu::simulate::{InputTable, Options};
 
@@ -15,7 +15,7 @@ fn signal_model(text: &str) -> Model {
 
 /// Value reference of a variable by name.
 fn vr(i: &Instance, name: &str) -> u32 {
-    let vars = lcsfmu::fmi2::variables::variables(i.model());
+    let vars = lcsfmu::instance::variables::variables(i.model());
     vars.iter()
         .position(|v| v.name == name)
         .unwrap_or_else(|| panic!("no variable {name}")) as u32
@@ -178,7 +178,7 @@ fn static_outputs_follow_an_input_set_between_steps() {
 fn a_restored_state_repeats_reads_after_input_sets_bit_for_bit() {
     let mut i = initialized(model("servo_deadzone"));
     let r = vr(&i, "r");
-    let all: Vec<u32> = (0..lcsfmu::fmi2::variables::kinds(i.model()).len() as u32).collect();
+    let all: Vec<u32> = (0..lcsfmu::instance::variables::kinds(i.model()).len() as u32).collect();
     let run = |i: &mut Instance, t0: f64| -> Vec<u64> {
         let mut out = vec![];
         let mut v = vec![0.0; all.len()];
@@ -313,7 +313,7 @@ fn a_refused_fmu_state_leaves_the_matrices_alone() {
     // condition catches it (umax < 0 makes lo > hi) or an entry of C overflows
     // half way through assembly (kp = inf); the instance then steps exactly as
     // one that never saw it.
-    let names = lcsfmu::fmi2::variables::kinds(&model("servo_deadzone")).len() as u32;
+    let names = lcsfmu::instance::variables::kinds(&model("servo_deadzone")).len() as u32;
     let all: Vec<u32> = (0..names).collect();
     for (param, value, why) in [
         ("umax", -1.0, "lo <= hi does not hold"),

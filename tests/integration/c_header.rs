@@ -1,14 +1,14 @@
 //! The FMU template's C interface, checked by a C compiler against the standard.
 //!
 //! The FMI 2.0 types and the 34 exported signatures are written by hand in
-//! `template/src/ffi.rs` and `exports.rs`. Here cbindgen turns those sources
+//! `template/src/fmi2/ffi.rs` and `fmi2/common.rs`. Here cbindgen turns those sources
 //! into C headers (in `target/c-header/`, never in the repository) and gcc compiles
 //! `tests/c/fmi2_header_check.c`, which includes them together with the FMI 2.0.4
 //! headers that the `fmi-sys` crate ships (read from the local cargo registry):
 //! a parameter, return type, typedef, struct member, enum value or constant that
 //! differs from the standard is a compile error. That exactly the standard's
 //! functions are exported is checked here, from cbindgen's list: the 34 of
-//! co-simulation, and the 10 of Model Exchange (`exports_me.rs`, the template's
+//! co-simulation, and the 10 of Model Exchange (`fmi2/exchange.rs`, the template's
 //! `model-exchange` feature, seen through the macro `LCSFMU_MODEL_EXCHANGE`, which
 //! the check defines so that their signatures are compiled too). Which of them a
 //! built binary exports is checked on the binary (`tests/python/test_conformance.py`).
@@ -350,63 +350,63 @@ struct Mistake {
 const MISTAKES: [Mistake; 13] = [
     Mistake {
         name: "me_parameter_type",
-        file: "exports_me.rs",
+        file: "fmi2/exchange.rs",
         from: "pub extern \"C\" fn fmi2SetTime(c: fmi2Component, time: fmi2Real)",
         to: "pub extern \"C\" fn fmi2SetTime(c: fmi2Component, time: f32)",
         refused_with: "conflicting types for 'fmi2SetTime'",
     },
     Mistake {
         name: "me_struct_member_order",
-        file: "ffi.rs",
+        file: "fmi2/ffi.rs",
         from: "    pub terminateSimulation: fmi2Boolean,\n    pub nominalsOfContinuousStatesChanged: fmi2Boolean,\n",
         to: "    pub nominalsOfContinuousStatesChanged: fmi2Boolean,\n    pub terminateSimulation: fmi2Boolean,\n",
         refused_with: "fmi2EventInfo.terminateSimulation is at another offset",
     },
     Mistake {
         name: "parameter_type",
-        file: "exports_cs.rs",
+        file: "fmi2/cosimulation.rs",
         from: "communicationStepSize: fmi2Real,",
         to: "communicationStepSize: f32,",
         refused_with: "conflicting types for 'fmi2DoStep'",
     },
     Mistake {
         name: "return_type",
-        file: "exports.rs",
+        file: "fmi2/common.rs",
         from: "pub extern \"C\" fn fmi2FreeInstance(c: fmi2Component) {",
         to: "pub extern \"C\" fn fmi2FreeInstance(c: fmi2Component) -> fmi2Status {",
         refused_with: "conflicting types for 'fmi2FreeInstance'",
     },
     Mistake {
         name: "status_out_pointer",
-        file: "exports_cs.rs",
+        file: "fmi2/cosimulation.rs",
         from: "_value: *mut fmi2Status,",
         to: "_value: *mut c_int,",
         refused_with: "conflicting types for 'fmi2GetStatus'",
     },
     Mistake {
         name: "enum_value",
-        file: "ffi.rs",
+        file: "fmi2/ffi.rs",
         from: "fmi2Discard = 2,",
         to: "fmi2Discard = 7,",
         refused_with: "lcsfmu_fmi2Status_fmi2Discard is not the value fmi2Discard",
     },
     Mistake {
         name: "typedef",
-        file: "ffi.rs",
+        file: "fmi2/ffi.rs",
         from: "pub type fmi2ValueReference = c_uint;",
         to: "pub type fmi2ValueReference = c_int;",
         refused_with: "lcsfmu_fmi2ValueReference is not the type fmi2ValueReference",
     },
     Mistake {
         name: "struct_member_order",
-        file: "ffi.rs",
+        file: "fmi2/ffi.rs",
         from: "    pub allocateMemory: fmi2CallbackAllocateMemory,\n    pub freeMemory: fmi2CallbackFreeMemory,\n",
         to: "    pub freeMemory: fmi2CallbackFreeMemory,\n    pub allocateMemory: fmi2CallbackAllocateMemory,\n",
         refused_with: "fmi2CallbackFunctions.allocateMemory is at another offset",
     },
     Mistake {
         name: "function_not_exported",
-        file: "exports_cs.rs",
+        file: "fmi2/cosimulation.rs",
         from: "#[no_mangle]\npub extern \"C\" fn fmi2CancelStep(",
         to: "pub extern \"C\" fn fmi2CancelStep(",
         refused_with: "missing [\"fmi2CancelStep\"]",
@@ -451,7 +451,7 @@ fn mistakes_are_refused() {
     for m in MISTAKES {
         let dir = out_dir().join("mistakes").join(m.name);
         let src = dir.join("src");
-        for sub in ["", "fmi3"] {
+        for sub in ["", "fmi2", "fmi3"] {
             std::fs::create_dir_all(src.join(sub)).unwrap();
             for entry in std::fs::read_dir(template.join(sub)).unwrap() {
                 let path = entry.unwrap().path();

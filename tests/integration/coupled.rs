@@ -8,7 +8,7 @@
 //! at t = 0.008 missed the tolerance and its polishing re-solve took a wrong
 //! active set: `lcp::solver::tests` keeps that LCP.)
 
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 use lcsfmu::model::validate;
 use std::path::Path;
 

@@ -9,7 +9,7 @@
 //! the same page at the path FMI 2.0 gives documentation.
 
 use super::{fmus, model, model_path};
-use lcsfmu::fmi2::variables;
+use lcsfmu::instance::variables;
 use lcsfmu::model::{validate, Model};
 use lcsfmu::plot::trajectory;
 use lcsfmu::{docs, model_description, pack};

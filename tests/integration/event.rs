@@ -10,7 +10,7 @@
 //!   `x1 = t_r e^{-(t - t_r)}`, `x2 = -x1`.
 
 use super::{initialized, model_path};
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Model};
 
 /// A bundled model run event-driven, with the given tolerances.
@@ -22,7 +22,7 @@ fn event_model(stem: &str, rtol: f64, atol: f64) -> Model {
 }
 
 fn get(i: &mut Instance, name: &str) -> f64 {
-    let vars = lcsfmu::fmi2::variables::variables(i.model());
+    let vars = lcsfmu::instance::variables::variables(i.model());
     let vr = vars.iter().position(|v| v.name == name).unwrap() as u32;
     let mut v = [0.0];
     i.get_reals(&[vr], &mut v).unwrap();

@@ -1,13 +1,13 @@
 //! FMI 3.0 Co-Simulation: the archive `lcsfmu build --fmi 3` writes passes
 //! `lcsfmu check`, and the core instance's Event Mode and early return behave as
-//! src/fmi2/events.rs says, without the C shell (the FMPy tests in
+//! src/instance/events.rs says, without the C shell (the FMPy tests in
 //! tests/python/test_fmi3.py drive the binary).
 
 use lcsfmu::conformance;
 use lcsfmu::export::{self, BuildEnv};
-use lcsfmu::fmi2::state::Phase;
-use lcsfmu::fmi2::{EventOptions, FmiResult, Instance};
 use lcsfmu::fmi_version::FmiVersion;
+use lcsfmu::instance::state::Phase;
+use lcsfmu::instance::{EventOptions, FmiResult, Instance};
 use lcsfmu::model::validate;
 use std::path::PathBuf;
 

@@ -187,11 +187,11 @@ fn fmu_state_replays_bit_for_bit() {
 /// The run of [`full_run`] on the core `Instance` in this process, which takes
 /// its sizes at run time like `lcsfmu simulate`.
 fn core_run(import: &Fmi2Import, case: &Case, modified: bool) -> Vec<u64> {
-    let mut i = lcsfmu::fmi2::Instance::new(super::model(&case.model), "{core}");
+    let mut i = lcsfmu::instance::Instance::new(super::model(&case.model), "{core}");
     let outs = fmus::vrs_of(import, Causality::Output);
     let mut v = vec![f64::NAN; outs.len()];
     let mut rows = Vec::new();
-    let mut read = |i: &mut lcsfmu::fmi2::Instance, rows: &mut Vec<u64>| {
+    let mut read = |i: &mut lcsfmu::instance::Instance, rows: &mut Vec<u64>| {
         i.get_reals(&outs, &mut v).unwrap();
         rows.extend(v.iter().map(|x| x.to_bits()));
     };

@@ -2,8 +2,8 @@
 
 use super::alloc::allocations;
 use super::{initialized, model};
-use lcsfmu::fmi2::state::Phase;
-use lcsfmu::fmi2::{Instance, Severity};
+use lcsfmu::instance::state::Phase;
+use lcsfmu::instance::{Instance, Severity};
 use lcsfmu::model::{validate, Model};
 use std::path::Path;
 
@@ -34,7 +34,7 @@ fn switchable_model() -> Model {
 }
 
 fn outputs(i: &mut Instance) -> Vec<f64> {
-    let n = lcsfmu::fmi2::variables::kinds(i.model()).len() as u32;
+    let n = lcsfmu::instance::variables::kinds(i.model()).len() as u32;
     let vrs: Vec<u32> = (0..n).collect();
     let mut v = vec![0.0; vrs.len()];
     i.get_reals(&vrs, &mut v).unwrap();
@@ -367,10 +367,10 @@ fn chain_steps_allocate_nothing() {
 
 /// Outputs' bits after each of `n` steps of `h`, with input 0 (if any) following `f`.
 fn run_bits(i: &mut Instance, h: f64, n: usize, f: fn(f64) -> f64) -> Vec<u64> {
-    let inputs: Vec<u32> = lcsfmu::fmi2::variables::kinds(i.model())
+    let inputs: Vec<u32> = lcsfmu::instance::variables::kinds(i.model())
         .iter()
         .enumerate()
-        .filter(|(_, k)| matches!(k, lcsfmu::fmi2::variables::Kind::Input(_)))
+        .filter(|(_, k)| matches!(k, lcsfmu::instance::variables::Kind::Input(_)))
         .map(|(vr, _)| vr as u32)
         .collect();
     let mut bits = Vec::new();

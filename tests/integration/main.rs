@@ -148,7 +148,7 @@ mod tiny_steps;
 mod units;
 mod woodpecker;
 
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Model};
 use lcsfmu::simulate::{self, Options, Trajectory};
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@ use super::me3_check::me3_fmu;
 use fmi::fmi3::binding::{fmi3Instance, fmi3Status, Fmi3Binding};
 use fmi::fmi3::import::Fmi3Import;
 use fmi::traits::FmiImport;
-use lcsfmu::fmi2::variables::{kinds_with_indicators, Kind};
+use lcsfmu::instance::variables::{kinds_with_indicators, Kind};
 use lcsfmu::model::validate;
 use std::ffi::{c_void, CString};
 use std::path::Path;

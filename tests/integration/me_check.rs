@@ -12,8 +12,8 @@
 use super::fmu_check::rewrite;
 use lcsfmu::conformance::{self, Outcome};
 use lcsfmu::export::{self, BuildEnv};
-use lcsfmu::fmi2::model_exchange::refusal;
 use lcsfmu::fmi_version::Interfaces;
+use lcsfmu::instance::model_exchange::refusal;
 use lcsfmu::model::validate;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@
 //! - FMU-state replay bit for bit.
 
 use crate::{assert_fmu_state_replays, column, initialized, model, model_edited, run};
-use lcsfmu::fmi2::Severity;
+use lcsfmu::instance::Severity;
 use lcsfmu::lcs::Lcs;
 use lcsfmu::model::validate;
 use lcsfmu::scheme::{newton, Stepper};

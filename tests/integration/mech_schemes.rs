@@ -12,7 +12,7 @@
 
 use super::alloc::allocations;
 use crate::{assert_fmu_state_replays, column, model_path, run};
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Model};
 use lcsfmu::scheme::newton;
 use lcsfmu::simulate::{Options, Trajectory};

@@ -5,15 +5,15 @@
 //! `tests/python/test_mechanics.py`; allocations per step in `instance`.)
 
 use super::model;
-use lcsfmu::fmi2::state::Phase;
-use lcsfmu::fmi2::{Instance, Severity};
+use lcsfmu::instance::state::Phase;
+use lcsfmu::instance::{Instance, Severity};
 use lcsfmu::model::validate;
 
 /// Sets `name = value` before initialization and returns the error of
 /// `fmi2ExitInitializationMode`, after checking that a reset recovers.
 fn init_error(stem: &str, name: &str, value: f64) -> String {
     let m = model(stem);
-    let vr = lcsfmu::fmi2::variables::variables(&m)
+    let vr = lcsfmu::instance::variables::variables(&m)
         .iter()
         .position(|v| v.name == name)
         .unwrap() as u32;

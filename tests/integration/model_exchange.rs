@@ -1,4 +1,4 @@
-//! The core instance as a Model Exchange FMU runs it (`fmi2::model_exchange`),
+//! The core instance as a Model Exchange FMU runs it (`instance::model_exchange`),
 //! driven by hand as an importer would, without building an FMU:
 //!
 //! - the life cycle follows the one state table: calls of the other interface
@@ -12,8 +12,8 @@
 
 use super::alloc::allocations;
 use super::model;
-use lcsfmu::fmi2::state::Phase;
-use lcsfmu::fmi2::{variables, Instance};
+use lcsfmu::instance::state::Phase;
+use lcsfmu::instance::{variables, Instance};
 
 /// An instance of `stem` in Continuous-Time Mode after initialization.
 fn running(stem: &str) -> Instance {
@@ -46,7 +46,7 @@ fn calls_outside_the_table_are_refused_and_change_nothing() {
     let e = i.do_step(0.0, 0.1).unwrap_err();
     assert!(e.message.contains("DoStep"), "{}", e.message);
     // FMU states are provided for Model Exchange.
-    assert!(i.check(lcsfmu::fmi2::state::Call::FmuState).is_ok());
+    assert!(i.check(lcsfmu::instance::state::Call::FmuState).is_ok());
     // NaN and a wrong count: refused, the states kept.
     let e = i.set_continuous_states(&[f64::NAN, 0.0]).unwrap_err();
     assert!(
@@ -141,7 +141,7 @@ fn euler_with_located_events_slides_the_relay_and_allocates_nothing_per_call() {
 
 #[test]
 fn directional_derivatives_equal_finite_differences_of_the_mode() {
-    use lcsfmu::fmi2::variables::Kind;
+    use lcsfmu::instance::variables::Kind;
     let models = [
         "backlash_gear",
         "coulomb_friction",

@@ -12,8 +12,8 @@
 
 use super::alloc::allocations;
 use super::model;
-use lcsfmu::fmi2::variables::{self, Kind};
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::variables::{self, Kind};
+use lcsfmu::instance::Instance;
 
 const MODELS: [&str; 10] = [
     "backlash_gear",

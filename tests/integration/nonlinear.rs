@@ -17,7 +17,7 @@
 use crate::{
     assert_fmu_state_replays, close, column, initialized, model, model_edited, model_path, run,
 };
-use lcsfmu::fmi2::Severity;
+use lcsfmu::instance::Severity;
 use lcsfmu::model::validate;
 use lcsfmu::simulate::{InputTable, Options};
 

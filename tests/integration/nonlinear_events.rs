@@ -14,7 +14,7 @@
 //! - FMU-state replay bit for bit, steps that allocate nothing.
 
 use super::model_path;
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Method, Model};
 use std::f64::consts::PI;
 
@@ -40,7 +40,7 @@ pub(super) fn initialized(m: Model, start: f64) -> Instance {
 }
 
 pub(super) fn get(i: &mut Instance, name: &str) -> f64 {
-    let vars = lcsfmu::fmi2::variables::variables(i.model());
+    let vars = lcsfmu::instance::variables::variables(i.model());
     let vr = vars.iter().position(|v| v.name == name).unwrap() as u32;
     let mut v = [0.0];
     i.get_reals(&[vr], &mut v).unwrap();

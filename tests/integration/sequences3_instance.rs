@@ -10,7 +10,7 @@ use super::sequence_rules::Observed;
 use fmi::fmi3::binding::{fmi3FMUState, fmi3Instance, fmi3Status, Fmi3Binding};
 use fmi::fmi3::import::Fmi3Import;
 use fmi::traits::FmiImport;
-use lcsfmu::fmi2::variables;
+use lcsfmu::instance::variables;
 use lcsfmu::model::validate;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::path::Path;

@@ -12,7 +12,7 @@
 //! - FMU-state replay across jumps is bit for bit and steps allocate nothing.
 
 use super::nonlinear_events::{bundled, get, initialized, model, step_to};
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 use lcsfmu::model::Method;
 
 const PWM_CLAMP: &str = r#"

@@ -1,10 +1,10 @@
 //! Masters that accumulate their time (`t += h`, OMSimulator's pattern) end a
 //! run with a step at the rounding level of the time (issue 20, section 2).
 //! The FMU integrates it, keeps the states right and reports the previous
-//! step's multipliers while the mode holds (`lcsfmu::fmi2::TINY_STEP`).
+//! step's multipliers while the mode holds (`lcsfmu::instance::TINY_STEP`).
 
 use super::model;
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::Instance;
 
 fn initialized(stem: &str) -> Instance {
     let mut i = Instance::new(model(stem), "{g}");

@@ -7,8 +7,8 @@
 //! friction models kept other active sets.)
 
 use super::model;
-use lcsfmu::fmi2::variables::Kind;
-use lcsfmu::fmi2::Instance;
+use lcsfmu::instance::variables::Kind;
+use lcsfmu::instance::Instance;
 use lcsfmu::lcp::Bound;
 
 /// The units' factors: powers of two, so that the rescaled model's numbers
@@ -109,7 +109,7 @@ struct Run {
 fn run(case: &Case, scaled: bool) -> Run {
     let m = model(case.stem);
     let h = m.experiment.step;
-    let vars = lcsfmu::fmi2::variables::variables(&m);
+    let vars = lcsfmu::instance::variables::variables(&m);
     let vr = |name: &str| -> u32 {
         vars.iter()
             .position(|v| v.name == name)
@@ -195,7 +195,7 @@ fn bundled_models_in_other_units_keep_their_active_sets_and_trajectories() {
         );
         // The factors of the states and pairs, by name, in their order.
         let m = model(case.stem);
-        let vars = lcsfmu::fmi2::variables::variables(&m);
+        let vars = lcsfmu::instance::variables::variables(&m);
         let of = |kind: fn(&Kind) -> bool, list: &[(&str, f64)], default: f64| -> Vec<f64> {
             vars.iter()
                 .filter(|v| kind(&v.kind))

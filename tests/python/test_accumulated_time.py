@@ -4,7 +4,7 @@ OMSimulator advances `t += h` and ends with `h = min(h, stop - t)`: after 300 st
 of 0.01 the time is just below 3 and the last step of a 3 s run of relay_feedback is
 2e-14, at the rounding level of the time. The FMU must report what every importer
 stepping on the grid `k h` reports: the multiplier of the sliding mode, not round-off
-divided by 2e-14 (lcsfmu's rule: `src/fmi2/tiny_step.rs`).
+divided by 2e-14 (lcsfmu's rule: `src/instance/tiny_step.rs`).
 
     test_accumulating_master_reports_the_sliding_multiplier   that loop, driven by FMPy
 """

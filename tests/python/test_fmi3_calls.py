@@ -1,5 +1,5 @@
 """FMI 3.0 call sequences on lcsfmu FMUs, driven by hand through FMPy's FMU3Slave: the state
-machine of Event Mode and Step Mode (src/fmi2/state.rs), refusals that change nothing and are
+machine of Event Mode and Step Mode (src/instance/state.rs), refusals that change nothing and are
 logged, typed access to types the FMU has no variables of, FMU states and their serialization
 across an early return, and reset.
 

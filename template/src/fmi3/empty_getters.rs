@@ -7,7 +7,7 @@
 
 use super::ffi::*;
 use super::values::absent;
-use lcsfmu::fmi2::state::Call;
+use lcsfmu::instance::state::Call;
 
 #[no_mangle]
 pub extern "C" fn fmi3GetFloat32(

@@ -1,12 +1,12 @@
 //! The FMI 3.0 Model Exchange functions: instantiation, the 10 of the interface
 //! type and the directional and adjoint derivatives, over the same core as FMI 2.0's
-//! (`lcsfmu::fmi2::model_exchange`).
+//! (`lcsfmu::instance::model_exchange`).
 //!
 //! Every FMI 3.0 binary exports them (FMI 3.0 §2.5); on an instance that is
 //! not Model Exchange (a Co-Simulation one, or any instance of an FMU that does
 //! not declare Model Exchange, whose instantiation already refuses) the core's
 //! state table refuses them with the reason. What differs from FMI 2.0's
-//! [`crate::exports_me`]: `fmi3CompletedIntegratorStep` returns its flags the
+//! [`crate::fmi2::exchange`]: `fmi3CompletedIntegratorStep` returns its flags the
 //! same way, `fmi3UpdateDiscreteStates` (in [`super::life`]) replaces
 //! `fmi2NewDiscreteStates`, the counts of states and indicators are functions,
 //! and the derivative functions take `nSeed` and `nSensitivity`. Each goes
@@ -16,8 +16,8 @@
 use super::ffi::*;
 use super::life::refuse;
 use crate::shell::{c_str, enter, instance_name, out, slice, slice_mut, Component, Sink};
-use lcsfmu::fmi2::state::Call;
-use lcsfmu::fmi2::{FmiError, FmiResult};
+use lcsfmu::instance::state::Call;
+use lcsfmu::instance::{FmiError, FmiResult};
 use std::panic::catch_unwind;
 
 const OK: FmiResult<fmi3Status> = Ok(fmi3Status::fmi3OK);

@@ -1,6 +1,6 @@
 //! The FMI 3.0 C types (fmi3PlatformTypes.h, fmi3FunctionTypes.h), written out.
 //!
-//! As for FMI 2.0 ([`crate::ffi`]): plain `#[repr(C)]` definitions instead of a
+//! As for FMI 2.0 ([`crate::fmi2::ffi`]): plain `#[repr(C)]` definitions instead of a
 //! bindings crate, so no foreign `#[no_mangle]` symbol and no libclang enter the
 //! build. `fmi3Boolean` is C's `bool`, which Rust's `bool` is. The integration
 //! test `c_header` compiles cbindgen's C version of this file and of the

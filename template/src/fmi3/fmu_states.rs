@@ -5,7 +5,7 @@
 use super::ffi::*;
 use crate::fmu_state;
 use crate::shell::enter;
-use lcsfmu::fmi2::FmiResult;
+use lcsfmu::instance::FmiResult;
 
 const OK: FmiResult<fmi3Status> = Ok(fmi3Status::fmi3OK);
 

@@ -6,7 +6,7 @@
 //! What differs from FMI 2.0: `fmi3EnterInitializationMode` carries the
 //! experiment (FMI 2.0's `fmi2SetupExperiment`); `fmi3InstantiateCoSimulation`
 //! says whether the importer uses Event Mode and allows early return, which the
-//! core then honours (`lcsfmu::fmi2::EventOptions`); `fmi3DoStep` reports
+//! core then honours (`lcsfmu::instance::EventOptions`); `fmi3DoStep` reports
 //! `eventHandlingNeeded`, `earlyReturn` and `lastSuccessfulTime` through
 //! out-parameters instead of status queries. A Model Exchange instance
 //! ([`super::exchange`]) shares this life cycle: its tolerance comes from
@@ -19,9 +19,9 @@ use crate::shell::{
     c_str, check_categories, enter, instance_name, out, slice, warning_as_status, Component, Level,
     Sink,
 };
-use lcsfmu::fmi2::model_exchange::check_tolerance;
-use lcsfmu::fmi2::state::Call;
-use lcsfmu::fmi2::{EventOptions, FmiResult};
+use lcsfmu::instance::model_exchange::check_tolerance;
+use lcsfmu::instance::state::Call;
+use lcsfmu::instance::{EventOptions, FmiResult};
 use std::ffi::{c_char, CStr};
 use std::panic::catch_unwind;
 

@@ -6,7 +6,7 @@
 //!
 //! - [`life`]: instantiation, initialization, Event and Step Mode, `fmi3DoStep`,
 //!   termination and reset: the core instance's life cycle, which is the same
-//!   as FMI 2.0's plus events (`lcsfmu::fmi2::EventOptions`); [`fmu_states`]:
+//!   as FMI 2.0's plus events (`lcsfmu::instance::EventOptions`); [`fmu_states`]:
 //!   getting, setting and serializing FMU states;
 //! - [`values`]: the Float64 getter and setter (the FMU's variables are all
 //!   Float64); [`empty_getters`] and [`empty_setters`]: those of every other
@@ -18,7 +18,7 @@
 //!
 //! Each function goes through the shared entry helper [`crate::shell::enter`]
 //! (NULL check, panic guard, the core's state table, status mapping, `%`-safe
-//! logging), exactly as the FMI 2.0 functions of [`crate::exports`] do.
+//! logging), exactly as the FMI 2.0 functions of [`crate::fmi2::common`] do.
 
 mod empty_getters;
 mod empty_setters;

@@ -11,8 +11,8 @@
 
 use super::ffi::*;
 use crate::shell::{enter, no_variables, slice, slice_mut};
-use lcsfmu::fmi2::state::Call;
-use lcsfmu::fmi2::{FmiError, FmiResult};
+use lcsfmu::instance::state::Call;
+use lcsfmu::instance::{FmiError, FmiResult};
 
 const OK: FmiResult<fmi3Status> = Ok(fmi3Status::fmi3OK);
 

@@ -9,7 +9,7 @@ use super::super::{FmiError, FmiResult, Instance};
 impl Instance {
     /// The Model Exchange part of an FMU state: the importer's tolerance and
     /// the engine's mode and event history.
-    pub(in crate::fmi2) fn exchange_snapshot(&self) -> Option<ExchangeState> {
+    pub(in crate::instance) fn exchange_snapshot(&self) -> Option<ExchangeState> {
         self.exchange.as_ref().map(|me| ExchangeState {
             tolerance: me.tolerance,
             engine: me.engine.history(),
@@ -17,7 +17,7 @@ impl Instance {
     }
 
     /// Refuses an FMU state of the other interface type.
-    pub(in crate::fmi2) fn check_exchange_snapshot(&self, s: &Snapshot) -> FmiResult<()> {
+    pub(in crate::instance) fn check_exchange_snapshot(&self, s: &Snapshot) -> FmiResult<()> {
         match (self.exchange.is_some(), s.exchange.is_some()) {
             (true, false) => Err(FmiError::error(
                 "the FMU state is of a Co-Simulation instance; this one is Model Exchange",
@@ -31,7 +31,7 @@ impl Instance {
 
     /// Restores the Model Exchange part (checked by
     /// [`Instance::check_exchange_snapshot`]); nothing allocates.
-    pub(in crate::fmi2) fn restore_exchange(&mut self, s: &Snapshot) {
+    pub(in crate::instance) fn restore_exchange(&mut self, s: &Snapshot) {
         if let (Some(me), Some(saved)) = (self.exchange.as_deref_mut(), &s.exchange) {
             me.tolerance = saved.tolerance;
             me.engine.restore(&saved.engine);

@@ -1,11 +1,15 @@
-//! FMI 2.0 co-simulation semantics in safe Rust: the [`Instance`].
+//! The simulation instance, the one core behind every FMI version and
+//! interface type: the [`Instance`].
 //!
 //! An instance is one simulation of a model: parameters, inputs, states,
-//! multipliers, the time-stepping workspace and the FMI life cycle. It is what
-//! the FMU's C functions drive, and `lcsfmu simulate` drives the very same type,
-//! so both produce the same numbers. It knows nothing of C: failures are
-//! [`FmiError`]s with a [`Severity`] and a message, and the FFI shell turns them
-//! into `fmi2Status` values and logger calls.
+//! multipliers, the scheme's workspace and the FMI life cycle (Co-Simulation
+//! with FMI 3.0's Event Mode and early return, [`model_exchange`]), in the
+//! terms FMI 2.0 and 3.0 share. It is what the FMU's C functions of both
+//! versions drive (the template's thin `fmi2`/`fmi3` shells), and `lcsfmu
+//! simulate` drives the very same type, so all produce the same numbers. It
+//! knows nothing of C: failures are [`FmiError`]s with a [`Severity`] and a
+//! message, and each shell turns them into its version's status values and
+//! logger calls.
 //!
 //! Guarantees: every call is checked against the state machine in [`state`];
 //! a rejected call changes nothing; a step that fails leaves the states at the

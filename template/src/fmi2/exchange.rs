@@ -8,9 +8,9 @@
 //! the success path: the slices are the importer's arrays.
 #![allow(non_snake_case)]
 
-use crate::ffi::*;
+use crate::fmi2::ffi::*;
 use crate::shell::{enter, out, slice, slice_mut, Component, Level};
-use lcsfmu::fmi2::FmiResult;
+use lcsfmu::instance::FmiResult;
 
 const OK: FmiResult<fmi2Status> = Ok(fmi2Status::fmi2OK);
 

@@ -1,5 +1,5 @@
 //! The 25 FMI 2.0 functions common to both interface types; with
-//! [`crate::exports_cs`] (Co-Simulation) and [`crate::exports_me`] (Model
+//! [`crate::fmi2::cosimulation`] (Co-Simulation) and [`crate::fmi2::exchange`] (Model
 //! Exchange) they are every function the binary exports, and nothing else.
 //!
 //! Each function converts its C arguments (through the checked helpers of
@@ -9,14 +9,14 @@
 //! is a logged `fmi2Error`, as the standard asks.
 #![allow(non_snake_case)]
 
-use crate::ffi::*;
+use crate::fmi2::ffi::*;
 use crate::fmu_state;
 use crate::shell::{
     c_str, check_categories, enter, instance_name, log_with, no_variables, slice, slice_mut,
     unsupported, warning_as_status, Component, Sink,
 };
-use lcsfmu::fmi2::state::Call;
-use lcsfmu::fmi2::FmiResult;
+use lcsfmu::instance::state::Call;
+use lcsfmu::instance::FmiResult;
 use std::ffi::c_char;
 use std::panic::catch_unwind;
 

@@ -1,16 +1,16 @@
 //! The 9 FMI 2.0 functions of Co-Simulation alone (a Model Exchange-only FMU,
 //! the template's `me-only` feature, leaves them out).
 //!
-//! As in [`crate::exports`], each converts its C arguments with the checked
+//! As in [`crate::fmi2::common`], each converts its C arguments with the checked
 //! helpers of [`crate::shell`] and calls the core `Instance` inside [`enter`].
 //! What the FMU does not provide (input interpolation, output derivatives,
 //! asynchronous steps) is a logged `fmi2Error`, as the standard asks.
 #![allow(non_snake_case)]
 
-use crate::ffi::*;
+use crate::fmi2::ffi::*;
 use crate::shell::{enter, out, unsupported, Component};
-use lcsfmu::fmi2::state::Call;
-use lcsfmu::fmi2::{FmiError, FmiResult};
+use lcsfmu::instance::state::Call;
+use lcsfmu::instance::{FmiError, FmiResult};
 
 const OK: FmiResult<fmi2Status> = Ok(fmi2Status::fmi2OK);
 

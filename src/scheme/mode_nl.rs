@@ -38,6 +38,7 @@ use crate::linalg::Lu;
 use crate::model::program::Point;
 use nalgebra::DMatrix;
 
+mod directional;
 mod free_pairs;
 use free_pairs::{Evaluated, Jacobians};
 
@@ -62,6 +63,8 @@ pub struct NonlinearMode {
     /// what it was before the last build.
     u: Vec<f64>,
     u_entry: Vec<f64>,
+    /// The iterate kept while a directional derivative evaluates elsewhere.
+    u_held: Vec<f64>,
     /// Two evaluated states; `newest` was filled last.
     slots: [Evaluated; 2],
     newest: usize,
@@ -98,6 +101,7 @@ impl NonlinearMode {
             guards: Vec::with_capacity(2 * nu),
             u: v(nu),
             u_entry: v(nu),
+            u_held: v(nu),
             slots: [Evaluated::new(nx, nu), Evaluated::new(nx, nu)],
             newest: 0,
             c: v(nu),
@@ -129,6 +133,12 @@ impl NonlinearMode {
         for s in &mut self.slots {
             s.t = f64::NAN;
         }
+    }
+
+    /// Where the free pairs' iteration starts at the next state (the last
+    /// solution; FMU states carry it).
+    pub fn iterate(&self) -> &[f64] {
+        &self.u
     }
 
     /// Sets the free pairs' starting iterate.

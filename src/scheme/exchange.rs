@@ -143,7 +143,8 @@ pub struct Exchange<M = ModeSystem> {
     w_seeded: Vec<f64>,
     /// Time events (see `time_events.rs`): the jump of a source in time that
     /// the importer is to stop at (bracketed by adjacent times), the last one
-    /// handled, and the time since which the sources' levels are known.
+    /// handled (from the time it was handled at to the first time on its new
+    /// side), and the time since which the sources' levels are known.
     next_jump: Option<(f64, f64)>,
     jump: Option<(f64, f64)>,
     levels_at: f64,

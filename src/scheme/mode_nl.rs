@@ -63,7 +63,8 @@ pub struct NonlinearMode {
     /// what it was before the last build.
     u: Vec<f64>,
     u_entry: Vec<f64>,
-    /// The iterate kept while a directional derivative evaluates elsewhere.
+    /// The iterate kept aside: the entry's start while a build retries, the
+    /// current one while a directional derivative evaluates elsewhere.
     u_held: Vec<f64>,
     /// Two evaluated states; `newest` was filled last.
     slots: [Evaluated; 2],
@@ -199,7 +200,18 @@ impl NonlinearMode {
         }
         self.forget();
         self.failure = None;
-        match self.evaluate(lcs, t, x, true) {
+        self.u_held.copy_from_slice(&self.u);
+        let mut entered = self.evaluate(lcs, t, x, true);
+        if entered.is_err() && self.held_by_derivative_where_algebra_vanishes() {
+            // Judged algebraic by structure, but the relation's coefficients
+            // of the free pairs are zero here (the buck converter's
+            // `(1 - s) iL + s vx` while the switch is open): the row holds
+            // `y = 0` through its derivative instead.
+            self.u.copy_from_slice(&self.u_held);
+            self.forget();
+            entered = self.evaluate(lcs, t, x, true);
+        }
+        match entered {
             Ok(_) => Ok(()),
             Err(_) => {
                 // Not an ODE here: the caller lets time-stepping go on (or
@@ -209,6 +221,23 @@ impl NonlinearMode {
                 Err(SingularMode)
             }
         }
+    }
+
+    /// After a failed entry: marks held through its derivative each free
+    /// pair judged algebraic whose relation has zero coefficients `∂c_i/∂u_F`
+    /// at the last iterate (a zero row of the Jacobian, which made it
+    /// singular); true when there was one. Only modes that could not be
+    /// entered change.
+    fn held_by_derivative_where_algebra_vanishes(&mut self) -> bool {
+        let mut changed = false;
+        for a in 0..self.free.len() {
+            let i = self.free[a];
+            if !self.derivative[i] && self.free.iter().all(|&j| self.cu[(i, j)] == 0.0) {
+                self.derivative[i] = true;
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// Guard `r` of slot `k`, its rate along `x'`, its row of sensitivities

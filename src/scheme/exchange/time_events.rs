@@ -6,19 +6,27 @@
 //! `nextEventTime`: the left end of the jump's bracket, the last
 //! floating-point time on the old side, so that every evaluation of the
 //! importer's step up to it (an implicit integrator evaluates at the step's
-//! end) sees the old sources. At the time event the engine treats that time
-//! as the first one on the new side (the bracket's right end, adjacent): the
+//! end) sees the old sources. At the time event (an event at that time, or
+//! up to [`TIME_EVENT_SLACK`] before it) the engine treats the time as the
+//! first one on the new side (the bracket's right end, adjacent): the
 //! mode is chosen there, as at a state event (kept when it still describes
 //! the motion, else the fired guards or the selection LCP decide), and every
 //! evaluation at that time until the importer moves on sees the new sources.
 //!
-//! An importer that steps past the time event (or ignores `nextEventTime`)
-//! gets `enterEventMode` from `fmi2CompletedIntegratorStep` at the end of the
-//! step that passed it, and the mode is chosen at that step's end: its step
-//! integrated the old mode with the new sources from the jump on, an error of
-//! the order of that part of the step (what a fixed-step integrator gets at
-//! a discontinuity it does not stop at). A jump beyond the scan
-//! ([`SCAN_WINDOWS`] windows) is not reported ahead but caught in the same way.
+//! Until the time event is handled the mode goes on as it was, sources
+//! included: an evaluation past the pending event's time sees the sources at
+//! that time (an integrator stepping beyond its output time, as CVode does in
+//! its normal mode before interpolating back, sees the old mode's smooth
+//! continuation; a smooth source is held there too, an error of the order of
+//! the overshoot that only a step past the event makes). An importer that
+//! steps past the time event (or ignores `nextEventTime`) gets
+//! `enterEventMode` from `fmi2CompletedIntegratorStep` at the end of that
+//! step, and the mode is chosen there with the sources of that time: its step
+//! integrated the old mode beyond the jump, an error of the order of that
+//! part of the step (what a fixed-step integrator gets at a discontinuity it
+//! does not stop at). A jump beyond the scan ([`SCAN_WINDOWS`] windows) is not
+//! reported ahead; it is caught at the end of the step that passed it, whose
+//! evaluations after the jump saw the new sources in the old mode.
 //!
 //! The scan compares the sources' levels at the ends of windows of the
 //! scheme's `max_step` (else the model's default communication step), as the
@@ -29,18 +37,28 @@
 use super::{Exchange, ExchangeMode};
 use crate::lcs::Lcs;
 
+/// How far before the pending time event (relative to its time) an event
+/// still counts as that time event: FMPy declares a time event when its
+/// output point is `math.isclose` to `nextEventTime` (relative 1e-9), and
+/// then stops there, up to that much early. From that time to the jump the
+/// sources are the new side's.
+pub const TIME_EVENT_SLACK: f64 = 1e-9;
+
 /// The most windows one scan for the next time event looks through (a cost
 /// bound per event: each window evaluates every jump site's level twice).
 pub const SCAN_WINDOWS: u32 = 100_000;
 
 impl<M: ExchangeMode> Exchange<M> {
-    /// Sets the time the sources are evaluated at in this call: `t`, or the
-    /// first time on the new side when `t` is the time event just handled.
+    /// Sets the time the sources are evaluated at in this call: `t`; the
+    /// first time on the new side when `t` is the time event just handled;
+    /// the last time on the old side when `t` is past the pending time event
+    /// (the mode goes on as it was until the event is handled).
     #[inline(always)]
     pub(super) fn at_time(&mut self, t: f64) {
         if M::reads_time() {
-            self.now = match self.jump {
-                Some((left, right)) if t == left => right,
+            self.now = match (self.jump, self.next_jump) {
+                (Some((from, right)), _) if t >= from && t < right => right,
+                (_, Some((left, _))) if t > left => left,
                 _ => t,
             };
         }
@@ -53,11 +71,13 @@ impl<M: ExchangeMode> Exchange<M> {
             return;
         }
         if let Some((left, right)) = self.next_jump {
-            if t >= left {
-                self.jump = Some((left, right));
+            if t >= left - TIME_EVENT_SLACK * left.abs() {
+                self.jump = Some((t.min(left), right));
                 self.next_jump = None;
             }
         }
+        // At the event the sources are the new side's (`t` past the jump
+        // counts as itself, no longer held on the old side).
         self.at_time(t);
         self.levels_at = self.now;
     }

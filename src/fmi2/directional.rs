@@ -128,12 +128,17 @@ impl Instance {
     fn along_seed(&mut self) -> FmiResult<()> {
         let me = self.exchange.as_deref_mut().expect("checked");
         let (dx, dw) = (&me.seed_x, &me.seed_w);
-        // `xdot` then holds the directional derivative, not der(x).
-        me.pairs_current = false;
         let (t, x, w) = (self.time, &self.states, &self.inputs);
-        me.engine
+        let done = me
+            .engine
             .directional(&self.lcs, t, x, w, dx, dw, &mut me.xdot)
-            .map_err(|why| mode_failed(self.time, why))
+            .map_err(|why| mode_failed(self.time, why));
+        // `xdot` then holds the directional derivative, not der(x). A refused
+        // call of a nonlinear mode wrote nothing (a linear one may have).
+        if done.is_ok() || me.engine.is_linear() {
+            me.pairs_current = false;
+        }
+        done
     }
 }
 

@@ -151,6 +151,9 @@ pub struct Exchange<M = ModeSystem> {
     /// The time the sources are evaluated at in the current call (see
     /// `time_events.rs`: the importer's time, or just after a time event).
     now: f64,
+    /// A nonlinear mode's iterate when an event or a directional derivative
+    /// began, back when it fails (a refused call changes nothing).
+    iterate_saved: Vec<f64>,
 }
 
 impl Exchange {
@@ -213,6 +216,7 @@ impl<M: ExchangeMode> Exchange<M> {
             jump: None,
             levels_at: f64::NEG_INFINITY,
             now: 0.0,
+            iterate_saved: vec![0.0; nu],
         }
     }
 
@@ -258,6 +262,7 @@ impl<M: ExchangeMode> Exchange<M> {
     ) -> Result<(), StepError> {
         self.at_time(t);
         self.follow_inputs(lcs, x, w)?;
+        self.solvable_at(lcs, x)?;
         self.mode.rhs(lcs, self.now, x, out);
         self.failed()
     }
@@ -273,6 +278,7 @@ impl<M: ExchangeMode> Exchange<M> {
     ) -> Result<(), StepError> {
         self.at_time(t);
         self.follow_inputs(lcs, x, w)?;
+        self.solvable_at(lcs, x)?;
         self.mode.multipliers(lcs, self.now, x, u);
         self.failed()
     }
@@ -288,6 +294,7 @@ impl<M: ExchangeMode> Exchange<M> {
     ) -> Result<(), StepError> {
         self.at_time(t);
         self.follow_inputs(lcs, x, w)?;
+        self.solvable_at(lcs, x)?;
         let now = self.now;
         for (v, slot) in out.iter_mut().zip(&self.slots) {
             *v = slot.map_or(1.0, |r| self.mode.guard(lcs, now, r, x));
@@ -337,9 +344,15 @@ impl<M: ExchangeMode> Exchange<M> {
         w: &[f64],
         t: f64,
     ) -> Result<EventOutcome, StepError> {
+        self.save_iterate();
+        let time_events = (self.next_jump, self.jump, self.levels_at);
         self.pass_time_event(t);
         self.at_time(t);
-        self.follow_inputs(lcs, x, w)?;
+        if let Err(why) = self.follow_inputs(lcs, x, w) {
+            (self.next_jump, self.jump, self.levels_at) = time_events;
+            self.restore_iterate();
+            return Err(why);
+        }
         if self.mode.consistent(lcs, self.now, x, self.atol) {
             self.step_start.copy_from_slice(x);
             return Ok(EventOutcome::Kept);
@@ -366,13 +379,46 @@ impl<M: ExchangeMode> Exchange<M> {
         if outcome.is_err() {
             // A failed event leaves the mode as it was (the importer's state is
             // untouched: `x` moves only after a mode is chosen).
+            // So are the time events and a nonlinear mode's iterate.
+            (self.next_jump, self.jump, self.levels_at) = time_events;
+            self.at_time(t);
             self.active.copy_from_slice(&self.previous);
             let _ = self.build(lcs, x, w);
             self.mode.take_failure();
+            self.restore_iterate();
         } else {
             self.step_start.copy_from_slice(x);
         }
         outcome
+    }
+
+    /// Whether a nonlinear mode can be evaluated at `x` (its free pairs
+    /// solved; the evaluation is kept for the call that follows), so that a
+    /// refused read writes nothing into the importer's buffers. A linear mode
+    /// always can.
+    #[inline(always)]
+    fn solvable_at(&mut self, lcs: &Lcs, x: &[f64]) -> Result<(), StepError> {
+        if !M::reads_time() {
+            return Ok(());
+        }
+        let mut scratch = std::mem::take(&mut self.trial);
+        self.mode.rhs(lcs, self.now, x, &mut scratch);
+        self.trial = scratch;
+        self.failed()
+    }
+
+    /// Keeps the free pairs' iterate (nothing for a linear mode).
+    pub(super) fn save_iterate(&mut self) {
+        let it = self.mode.iterate();
+        self.iterate_saved[..it.len()].copy_from_slice(it);
+    }
+
+    /// Back to the kept iterate, the mode's evaluations forgotten.
+    pub(super) fn restore_iterate(&mut self) {
+        let n = self.mode.iterate().len();
+        if n > 0 {
+            self.mode.warm_start(&self.iterate_saved[..n]);
+        }
     }
 
     /// Why the nonlinear mode could not be evaluated in this call, if so.

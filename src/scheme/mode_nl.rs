@@ -66,6 +66,9 @@ pub struct NonlinearMode {
     /// The iterate kept aside: the entry's start while a build retries, the
     /// current one while a directional derivative evaluates elsewhere.
     u_held: Vec<f64>,
+    /// The iterate before a solve, back after a failed one (a failed
+    /// evaluation leaves the warm start as it was).
+    u_start: Vec<f64>,
     /// Two evaluated states; `newest` was filled last.
     slots: [Evaluated; 2],
     newest: usize,
@@ -103,6 +106,7 @@ impl NonlinearMode {
             u: v(nu),
             u_entry: v(nu),
             u_held: v(nu),
+            u_start: v(nu),
             slots: [Evaluated::new(nx, nu), Evaluated::new(nx, nu)],
             newest: 0,
             c: v(nu),
@@ -221,23 +225,6 @@ impl NonlinearMode {
                 Err(SingularMode)
             }
         }
-    }
-
-    /// After a failed entry: marks held through its derivative each free
-    /// pair judged algebraic whose relation has zero coefficients `∂c_i/∂u_F`
-    /// at the last iterate (a zero row of the Jacobian, which made it
-    /// singular); true when there was one. Only modes that could not be
-    /// entered change.
-    fn held_by_derivative_where_algebra_vanishes(&mut self) -> bool {
-        let mut changed = false;
-        for a in 0..self.free.len() {
-            let i = self.free[a];
-            if !self.derivative[i] && self.free.iter().all(|&j| self.cu[(i, j)] == 0.0) {
-                self.derivative[i] = true;
-                changed = true;
-            }
-        }
-        changed
     }
 
     /// Guard `r` of slot `k`, its rate along `x'`, its row of sensitivities

@@ -10,7 +10,10 @@ use crate::model::Model;
 use crate::scheme::exchange::{EventOutcome, History, LinearExchange, NonlinearExchange};
 use crate::scheme::StepError;
 
-/// The engine of one kind.
+/// The engine of one kind. Both variants are large and unboxed: the engine
+/// is made once per instance inside its boxed Model Exchange part, and a box
+/// would add an indirection to every call of the per-call path.
+#[allow(clippy::large_enum_variant)]
 pub enum Engine {
     Linear(LinearExchange),
     Nonlinear(NonlinearExchange),
@@ -122,6 +125,10 @@ impl Engine {
     /// Whether directional derivatives along inputs are provided (a linear
     /// mode's; see `exchange/directional.rs`).
     pub fn differentiates_inputs(&self) -> bool {
+        self.is_linear()
+    }
+
+    pub fn is_linear(&self) -> bool {
         matches!(self, Engine::Linear(_))
     }
 

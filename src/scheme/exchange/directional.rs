@@ -69,9 +69,15 @@ impl Exchange<NonlinearMode> {
         out: &mut [f64],
     ) -> Result<(), StepError> {
         debug_assert!(dw.iter().all(|v| *v == 0.0));
+        self.save_iterate();
         self.at_time(t);
-        self.follow_inputs(lcs, x, w)?;
         let now = self.now;
-        self.mode.directional(lcs, now, x, dx, out)
+        let done = self
+            .follow_inputs(lcs, x, w)
+            .and_then(|()| self.mode.directional(lcs, now, x, dx, out));
+        if done.is_err() {
+            self.restore_iterate();
+        }
+        done
     }
 }

@@ -154,6 +154,9 @@ pub struct Exchange<M = ModeSystem> {
     /// A nonlinear mode's iterate when an event or a directional derivative
     /// began, back when it fails (a refused call changes nothing).
     iterate_saved: Vec<f64>,
+    /// Where the current nonlinear mode was built (time and state).
+    built_at_t: f64,
+    built_at_x: Vec<f64>,
 }
 
 impl Exchange {
@@ -217,6 +220,8 @@ impl<M: ExchangeMode> Exchange<M> {
             levels_at: f64::NEG_INFINITY,
             now: 0.0,
             iterate_saved: vec![0.0; nu],
+            built_at_t: 0.0,
+            built_at_x: vec![0.0; nx],
         }
     }
 
@@ -345,6 +350,7 @@ impl<M: ExchangeMode> Exchange<M> {
         t: f64,
     ) -> Result<EventOutcome, StepError> {
         self.save_iterate();
+        let was_built = self.built;
         let time_events = (self.next_jump, self.jump, self.levels_at);
         self.pass_time_event(t);
         self.at_time(t);
@@ -379,11 +385,21 @@ impl<M: ExchangeMode> Exchange<M> {
         if outcome.is_err() {
             // A failed event leaves the mode as it was (the importer's state is
             // untouched: `x` moves only after a mode is chosen).
-            // So are the time events and a nonlinear mode's iterate.
+            // So are the time events and a nonlinear mode's iterate, and a
+            // nonlinear mode is built again where it was built before.
             (self.next_jump, self.jump, self.levels_at) = time_events;
-            self.at_time(t);
             self.active.copy_from_slice(&self.previous);
-            let _ = self.build(lcs, x, w);
+            if M::reads_time() {
+                self.now = self.built_at_t;
+                let mut at = std::mem::take(&mut self.trial);
+                at.copy_from_slice(&self.built_at_x);
+                let _ = self.build(lcs, &at, w);
+                self.trial = at;
+                self.built &= was_built;
+            } else {
+                let _ = self.build(lcs, x, w);
+            }
+            self.at_time(t);
             self.mode.take_failure();
             self.restore_iterate();
         } else {

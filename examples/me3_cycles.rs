@@ -1,6 +1,6 @@
 //! FMI 3.0 Model Exchange life cycles of a built FMU, for memory checkers: the
 //! FMI 3.0 counterpart of `me_cycles`, run under valgrind by `scripts/test.sh`
-//! on the `--fmi 3 --interface cs,me` build of every linear first-order model.
+//! on the `--fmi 3 --interface cs,me` build of every first-order model.
 //!
 //! ```text
 //! cargo build --release --example me3_cycles
@@ -173,7 +173,8 @@ unsafe fn settle(api: &Api, c: Instance) {
             ),
             "fmi3UpdateDiscreteStates",
         );
-        assert!(!term && !defined);
+        // A time event (a nonlinear model's jump of a source) lies ahead.
+        assert!(!term && (!defined || next.is_finite()));
     }
     ok((api.continuous)(c), "fmi3EnterContinuousTimeMode");
 }

@@ -1,6 +1,6 @@
 //! Model Exchange life cycles of a built FMU, for memory checkers:
 //! `scripts/test.sh` runs it under valgrind on the `--interface cs,me` build of
-//! every linear first-order model (the binary of an `me` build has the same
+//! every first-order model (the binary of an `me` build has the same
 //! code without the Co-Simulation exports).
 //!
 //! ```text

@@ -57,12 +57,13 @@ done
 valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
     target/release/examples/fmu3_cycles "$cache/rlc_diode_event_driven3.fmu" 20 1500
 # Model Exchange (examples/me_cycles.rs: Euler with event iterations, directional
-# derivatives, a refused NaN state) on the cs,me build of every linear first-order model,
-# over 3 s: past the switches of rlc_diode, the relay and the spiral.
+# derivatives, a refused NaN state) on the cs,me build of every first-order model, over
+# 3000 steps: past the switches of rlc_diode, the relay and the spiral, and through the
+# time events of buck_pwm.
 rm -rf "$cache/memcheck-me"
 me_models=(backlash_gear coulomb_friction friction_block pwa_feedback relay_feedback rlc_diode
            saturated_integrator saturated_integrator_blocks servo_deadzone sign_spiral
-           square_helix zero_crossing)
+           square_helix zero_crossing vdp_saturation diode_bridge_source buck_pwm)
 me_files=()
 for m in "${me_models[@]}"; do me_files+=("models/$m.toml"); done
 ./target/release/lcsfmu build "${me_files[@]}" --interface cs,me -o "$cache/memcheck-me" >/dev/null

@@ -14,7 +14,7 @@ use quick_xml::events::{BytesEnd, BytesStart, Event};
 
 /// Event indicators of `model`: two per pair.
 pub fn indicator_count(model: &Model) -> usize {
-    crate::scheme::exchange::Exchange::indicator_count(model.nu())
+    crate::scheme::exchange::indicator_count(model.nu())
 }
 
 /// Whether Model Exchange instances provide FMU states (get, set, free,

@@ -98,12 +98,22 @@ impl Instance {
     /// Refuses unknowns that are not state derivatives and knowns that are
     /// neither states nor inputs, by name.
     fn check_directional(&self, unknowns: &[u32], knowns: &[u32]) -> FmiResult<()> {
+        let inputs = self
+            .exchange
+            .as_ref()
+            .is_some_and(|me| me.engine.differentiates_inputs());
         for &vr in knowns {
-            if !matches!(
-                self.kinds.get(vr as usize),
-                Some(Kind::State(_) | Kind::Input(_))
-            ) {
-                return Err(not_directional(self, vr, "known: a state or an input"));
+            match self.kinds.get(vr as usize) {
+                Some(Kind::State(_)) => {}
+                Some(Kind::Input(_)) if inputs => {}
+                Some(Kind::Input(_)) => {
+                    return Err(not_directional(
+                        self,
+                        vr,
+                        "known: the gradient pass of a model with nonlinear rows does not differentiate its inputs; a state",
+                    ))
+                }
+                _ => return Err(not_directional(self, vr, "known: a state or an input")),
             }
         }
         for &vr in unknowns {
@@ -117,12 +127,18 @@ impl Instance {
     /// The mode's derivative along the seeds in the workspace, into `xdot`.
     fn along_seed(&mut self) -> FmiResult<()> {
         let me = self.exchange.as_deref_mut().expect("checked");
-        let (x, w) = (&me.seed_x, &me.seed_w);
-        // `xdot` then holds the directional derivative, not der(x).
-        me.pairs_current = false;
-        me.engine
-            .directional(&self.lcs, &self.inputs, x, w, &mut me.xdot)
-            .map_err(|why| mode_failed(self.time, why))
+        let (dx, dw) = (&me.seed_x, &me.seed_w);
+        let (t, x, w) = (self.time, &self.states, &self.inputs);
+        let done = me
+            .engine
+            .directional(&self.lcs, t, x, w, dx, dw, &mut me.xdot)
+            .map_err(|why| mode_failed(self.time, why));
+        // `xdot` then holds the directional derivative, not der(x). A refused
+        // call of a nonlinear mode wrote nothing (a linear one may have).
+        if done.is_ok() || me.engine.is_linear() {
+            me.pairs_current = false;
+        }
+        done
     }
 }
 

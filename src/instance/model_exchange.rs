@@ -6,31 +6,36 @@
 //! `InitializationMode` → (exit: the selection LCP picks the first mode and the
 //! start state is projected onto its constraints) `EventMode` ⇄
 //! `ContinuousTimeMode` → `Terminated`. In Continuous-Time Mode the mode is
-//! frozen: the derivatives are its linear ODE and the event indicators its
-//! guards (see [`crate::scheme::exchange`]: two slots per pair, continuous,
-//! nonnegative while the mode holds). Each update of the discrete states in
-//! Event Mode asks the engine for the mode at the current state: the same mode
-//! when it still describes the motion, else the next one, with the state
-//! projected onto its constraints (`valuesOfContinuousStatesChanged`), and the
-//! documented accumulation rule when events crowd. One update always settles an
-//! event: a second one is never needed at the same instant and there are no
-//! time events. An FMU state holds the engine's mode and event history
+//! frozen: the derivatives are its ODE (linear for a first-order LCS, with
+//! the free pairs solved at each state for a nonlinear model, at the time the
+//! importer set) and the event indicators its guards (see
+//! [`crate::scheme::exchange`]: two slots per pair, continuous, nonnegative
+//! while the mode holds). Each update of the discrete states in Event Mode
+//! asks the engine for the mode at the current state: the same mode when it
+//! still describes the motion, else the next one, with the state projected
+//! onto its constraints (`valuesOfContinuousStatesChanged`), and the
+//! documented accumulation rule when events crowd. One update always settles
+//! an event: a second one is never needed at the same instant. The time
+//! events are the jumps of a nonlinear model's sources in time, reported as
+//! `nextEventTime` after each update (`scheme::exchange::time_events`). An FMU
+//! state holds the engine's mode and event history
 //! ([`crate::scheme::exchange::History`]), so a restored run repeats the
 //! original bit for bit.
 //!
-//! Only linear first-order models qualify ([`refusal`]): a mechanical model's
-//! impacts are velocity jumps whose Newton restitution and friction cones have
-//! no mode ODE in this engine, and nonlinear rows or `time` sources have modes
-//! that are not linear ODEs. Nothing on the per-call path allocates: the
-//! engine's workspace is sized when the instance is made.
+//! Mechanical models are refused ([`refusal`]): their impacts are velocity
+//! jumps whose Newton restitution and friction cones have no mode ODE in this
+//! engine. Nothing on the per-call path allocates: the engine's workspace is
+//! sized when the instance is made.
 
+mod engine;
+mod events;
 mod fmu_state;
 
 use super::state::{Call, Phase};
 use super::variables::Kind;
 use super::{FmiError, FmiResult, Instance, Severity};
 use crate::model::Model;
-use crate::scheme::exchange::{EventOutcome, Exchange};
+pub(super) use engine::Engine;
 
 /// The state tolerance of the event logic when the importer gives none in
 /// `fmi2SetupExperiment` / `fmi3EnterInitializationMode` (see
@@ -43,12 +48,6 @@ pub fn refusal(model: &Model) -> Option<String> {
     if model.mechanics.is_some() {
         return Some(format!(
             "{} is a mechanical model: its impacts are velocity jumps (Newton restitution, friction) that Model Exchange cannot give an ODE per mode here; build it with --interface cs",
-            model.name
-        ));
-    }
-    if model.nonlinear_dynamics() {
-        return Some(format!(
-            "{} has nonlinear rows or reads `time` in its dynamics: Model Exchange provides the modes of linear first-order models only; build it with --interface cs",
             model.name
         ));
     }
@@ -68,7 +67,7 @@ pub fn check_tolerance(tolerance: Option<f64>) -> FmiResult<()> {
 
 /// The Model Exchange part of an instance.
 pub(super) struct ModelExchange {
-    pub(super) engine: Exchange,
+    pub(super) engine: Engine,
     tolerance: Option<f64>,
     /// The multipliers and derivatives are those of the current mode at the
     /// current state and inputs.
@@ -82,10 +81,12 @@ pub(super) struct ModelExchange {
 }
 
 /// What an update of the discrete states says to the importer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DiscreteUpdate {
     /// The state was projected onto the new mode's constraints.
     pub values_changed: bool,
+    /// The next time event (a jump of a source in time), if one is known.
+    pub next_event_time: Option<f64>,
 }
 
 /// What `fmi2CompletedIntegratorStep` says.
@@ -99,12 +100,12 @@ pub struct StepCompleted {
 impl ModelExchange {
     fn new(model: &Model) -> Self {
         ModelExchange {
-            engine: Exchange::new(model.nx(), model.nu(), model.nw(), DEFAULT_TOLERANCE),
+            engine: Engine::new(model, DEFAULT_TOLERANCE),
             tolerance: None,
             pairs_current: false,
             xdot: vec![0.0; model.nx()],
             // No guard before the first mode exists, as for an unused slot.
-            z: vec![1.0; Exchange::indicator_count(model.nu())],
+            z: vec![1.0; crate::scheme::exchange::indicator_count(model.nu())],
             seed_x: vec![0.0; model.nx()],
             seed_w: vec![0.0; model.nw()],
         }
@@ -145,7 +146,7 @@ impl Instance {
 
     /// Event indicators of this model (Model Exchange: two per pair).
     pub fn event_indicator_count(&self) -> usize {
-        Exchange::indicator_count(self.model.nu())
+        crate::scheme::exchange::indicator_count(self.model.nu())
     }
 
     /// The importer's tolerance (`fmi2SetupExperiment`), used as the state
@@ -184,9 +185,12 @@ impl Instance {
             .expect("a Model Exchange instance");
         let tol = me.tolerance.unwrap_or(DEFAULT_TOLERANCE);
         // The engine is made afresh for the tolerance (once per run, not per call).
-        me.engine = Exchange::new(model.nx(), model.nu(), model.nw(), tol);
+        me.engine = Engine::new(model, tol);
         me.pairs_current = false;
-        if let Err(why) = me.engine.enter(&self.lcs, &mut self.states, &self.inputs) {
+        if let Err(why) = me
+            .engine
+            .enter(&self.lcs, self.time, &mut self.states, &self.inputs)
+        {
             self.phase = Phase::Error;
             return Err(FmiError::error(format!(
                 "no mode describes the motion from the initial state at t = {}: {why}",
@@ -197,8 +201,8 @@ impl Instance {
         Ok(warning)
     }
 
-    /// `fmi2SetTime`: the time of the next calls (the dynamics do not read it;
-    /// outputs may).
+    /// `fmi2SetTime`: the time of the next calls (a nonlinear model's sources
+    /// read it; outputs may).
     pub fn set_time(&mut self, t: f64) -> FmiResult<()> {
         self.exchange_for(Call::SetTime)?;
         if !t.is_finite() {
@@ -240,7 +244,7 @@ impl Instance {
         self.check_state_count(out.len())?;
         let me = self.exchange.as_deref_mut().expect("checked");
         me.engine
-            .derivatives(&self.lcs, &self.states, &self.inputs, out)
+            .derivatives(&self.lcs, self.time, &self.states, &self.inputs, out)
             .map_err(|why| mode_failed(self.time, why))
     }
 
@@ -256,7 +260,7 @@ impl Instance {
         }
         let me = self.exchange.as_deref_mut().expect("checked");
         me.engine
-            .indicators(&self.lcs, &self.states, &self.inputs, out)
+            .indicators(&self.lcs, self.time, &self.states, &self.inputs, out)
             .map_err(|why| mode_failed(self.time, why))
     }
 
@@ -279,50 +283,6 @@ impl Instance {
         self.exchange_for(Call::EnterContinuousTimeMode)?;
         self.phase = Phase::ContinuousTimeMode;
         Ok(())
-    }
-
-    /// `fmi2CompletedIntegratorStep`: asks for Event Mode when the importer
-    /// stepped over a guard's zero without locating it.
-    pub fn completed_integrator_step(&mut self) -> FmiResult<StepCompleted> {
-        self.exchange_for(Call::CompletedIntegratorStep)?;
-        let me = self.exchange.as_deref_mut().expect("checked");
-        let enter_event_mode = me
-            .engine
-            .completed_step(&self.lcs, &self.states, &self.inputs)
-            .map_err(|why| mode_failed(self.time, why))?;
-        Ok(StepCompleted { enter_event_mode })
-    }
-
-    /// `fmi2EnterEventMode` of Model Exchange.
-    pub(super) fn enter_event_mode_model_exchange(&mut self) -> FmiResult<()> {
-        self.phase = Phase::EventMode;
-        Ok(())
-    }
-
-    /// `fmi2NewDiscreteStates` / `fmi3UpdateDiscreteStates`: the mode at the
-    /// current state (see the module's text). A failed event (an accumulation
-    /// the engine cannot end) is an error with the reason; the mode and the
-    /// state stay as they were.
-    pub fn new_discrete_states(&mut self) -> FmiResult<DiscreteUpdate> {
-        self.exchange_for(Call::UpdateDiscreteStates)?;
-        let me = self.exchange.as_deref_mut().expect("checked");
-        me.pairs_current = false;
-        let outcome = me
-            .engine
-            .event(&self.lcs, &mut self.states, &self.inputs, self.time);
-        match outcome {
-            Ok(EventOutcome::Kept) => Ok(DiscreteUpdate::default()),
-            Ok(EventOutcome::Switched { projected }) => Ok(DiscreteUpdate {
-                values_changed: projected,
-            }),
-            Ok(EventOutcome::Accumulated) => Ok(DiscreteUpdate {
-                values_changed: true,
-            }),
-            Err(why) => Err(FmiError::error(format!(
-                "the event at t = {} cannot be resolved: {why}; mode and state are kept",
-                self.time
-            ))),
-        }
     }
 
     /// The current mode of a Model Exchange instance.
@@ -354,11 +314,11 @@ impl Instance {
         {
             return Ok(());
         }
-        let (x, w) = (&self.states, &self.inputs);
+        let (t, x, w) = (self.time, &self.states, &self.inputs);
         me.engine
-            .multipliers(&self.lcs, x, w, &mut self.pairs)
-            .and_then(|()| me.engine.derivatives(&self.lcs, x, w, &mut me.xdot))
-            .and_then(|()| me.engine.indicators(&self.lcs, x, w, &mut me.z))
+            .multipliers(&self.lcs, t, x, w, &mut self.pairs)
+            .and_then(|()| me.engine.derivatives(&self.lcs, t, x, w, &mut me.xdot))
+            .and_then(|()| me.engine.indicators(&self.lcs, t, x, w, &mut me.z))
             .map_err(|why| mode_failed(self.time, why))?;
         me.pairs_current = true;
         Ok(())

@@ -14,7 +14,10 @@
 //! `f64 importer tolerance (flag 16 when given), event tolerance | u64 events |
 //! f64 last event time | u64 per pair: event of its last change | f64 per
 //! state: where the importer's step started | f64 two paths | u64 two step
-//! counts | u8 overshoot bits` (see [`crate::scheme::exchange::History`]).
+//! counts | u8 overshoot bits | u64 length and f64 values of the free pairs'
+//! iterate (0 for a linear model) | f64 pending and handled time event
+//! brackets (NaN: none), time since which the levels are known` (see
+//! [`crate::scheme::exchange::History`]; the last three from version 3 on).
 //! Reading checks every part, so truncated, corrupted or foreign bytes are
 //! refused with a reason.
 
@@ -27,8 +30,9 @@ pub use exchange_part::ExchangeState;
 use exchange_part::{read_exchange, write_exchange};
 
 const MAGIC: &[u8; 4] = b"LCSF";
-/// 2 added the Model Exchange part; version 1 states (without it) are read too.
-const VERSION: u16 = 2;
+/// 2 added the Model Exchange part, 3 its nonlinear engine's iterate and time
+/// events; states of versions 1 and 2 are read too.
+const VERSION: u16 = 3;
 const TERMINATED: u8 = 1;
 const CONSISTENT: u8 = 2;
 const STOP_DEFINED: u8 = 4;
@@ -147,7 +151,7 @@ impl Snapshot {
             pos: 4,
         };
         let version = r.u16()?;
-        if version != VERSION && version != 1 {
+        if !(1..=VERSION).contains(&version) {
             return Err(format!(
                 "FMU state format version {version} is not supported (expected {VERSION})"
             ));
@@ -196,7 +200,7 @@ impl Snapshot {
             if version == 1 {
                 return Err("FMU state format version 1 has no Model Exchange part".into());
             }
-            let me = read_exchange(&mut r, flags, &active_set, sizes)?;
+            let me = read_exchange(&mut r, flags, &active_set, sizes, version)?;
             if let Some(why) = me.engine.refusal(sizes.nx, sizes.nu) {
                 return Err(format!("FMU state is unusable: {why}"));
             }
@@ -319,6 +323,10 @@ mod tests {
                     steps_between_events: u64::MAX,
                     overshoot: true,
                     overshoot_before: false,
+                    iterate: vec![0.5, -0.25],
+                    next_jump: Some((0.5, 0.5f64.next_up())),
+                    jump: None,
+                    levels_at: 0.25,
                 },
             }),
             ..sample()

@@ -132,7 +132,7 @@ pub fn indicator_name(model: &Model, k: usize) -> String {
 /// follow the derivatives.
 pub fn kinds_with_indicators(model: &Model) -> Vec<Kind> {
     let mut kinds = kinds_with_derivatives(model);
-    let n = crate::scheme::exchange::Exchange::indicator_count(model.nu());
+    let n = crate::scheme::exchange::indicator_count(model.nu());
     kinds.extend((0..n).map(Kind::Indicator));
     kinds
 }

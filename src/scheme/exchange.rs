@@ -1,8 +1,11 @@
 //! The event-driven scheme seen from a Model Exchange importer: the importer
 //! integrates, the model says where the modes end and what comes next.
 //!
-//! In each mode (an active set, see `scheme::mode`) a first-order LCS
-//! is a linear ODE; Model Exchange hands it to the importer's integrator:
+//! In each mode (an active set, see `scheme::mode`) a first-order LCS is a
+//! linear ODE, and a nonlinear first-order model a nonlinear one whose free
+//! pairs are solved at each state (`scheme::mode_nl`); the engine is generic
+//! over the two ([`ExchangeMode`]). Model Exchange hands the mode's ODE to the
+//! importer's integrator:
 //! [`Exchange::derivatives`] is the mode's right-hand side and
 //! [`Exchange::indicators`] are its guards, two slots per pair: slot `2i`
 //! holds `y_i` of a pair at its lower bound or `u_i - lo_i` of a free pair,
@@ -32,16 +35,22 @@
 //!
 //! Inputs change under an importer at any time: the mode is rebuilt for the
 //! inputs of each call that reads it (a comparison when they are unchanged).
+//! A nonlinear mode reads the time the importer sets; jumps of its sources in
+//! time are time events (`exchange/time_events.rs`).
 
 mod accumulate;
 mod capture;
 mod directional;
 mod history;
+mod kind;
+mod select;
+mod time_events;
 
 pub use history::History;
+pub use kind::ExchangeMode;
 
-use super::event::{EVENT_FLOOR, SELECT_STEP};
-use super::mode::{Guard, ModeSystem, SingularMode};
+use super::event::EVENT_FLOOR;
+use super::mode::ModeSystem;
 use super::StepError;
 use crate::lcp::{self, Bound, Problem, Solver};
 use crate::lcs::Lcs;
@@ -58,6 +67,16 @@ pub const ACCUMULATION_DRIFT: f64 = 1e-6;
 /// `changed_at` of a pair that never changed side.
 const NEVER: u64 = u64::MAX;
 
+/// The engine of a first-order LCS.
+pub type LinearExchange = Exchange<ModeSystem>;
+/// The engine of a model with nonlinear rows or sources in `time`.
+pub type NonlinearExchange = Exchange<super::mode_nl::NonlinearMode>;
+
+/// Event indicators of a model with `nu` pairs (two slots per pair).
+pub fn indicator_count(nu: usize) -> usize {
+    2 * nu
+}
+
 /// What an event did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventOutcome {
@@ -70,10 +89,10 @@ pub enum EventOutcome {
     Accumulated,
 }
 
-/// The Model Exchange workspace of a first-order LCS, sized once.
-pub struct Exchange {
+/// The Model Exchange workspace of a first-order model, sized once.
+pub struct Exchange<M = ModeSystem> {
     atol: f64,
-    mode: ModeSystem,
+    mode: M,
     active: Vec<Bound>,
     previous: Vec<Bound>,
     /// The mode with the fired pairs changed side (for the capture rule).
@@ -122,16 +141,39 @@ pub struct Exchange {
     /// The mode's constant term, and seeded inputs, for directional derivatives.
     b_saved: Vec<f64>,
     w_seeded: Vec<f64>,
+    /// Time events (see `time_events.rs`): the jump of a source in time that
+    /// the importer is to stop at (bracketed by adjacent times), the last one
+    /// handled (from the time it was handled at to the first time on its new
+    /// side), and the time since which the sources' levels are known.
+    next_jump: Option<(f64, f64)>,
+    jump: Option<(f64, f64)>,
+    levels_at: f64,
+    /// The time the sources are evaluated at in the current call (see
+    /// `time_events.rs`: the importer's time, or just after a time event).
+    now: f64,
+    /// A nonlinear mode's iterate when an event or a directional derivative
+    /// began, back when it fails (a refused call changes nothing).
+    iterate_saved: Vec<f64>,
+    /// Where the current nonlinear mode was built (time and state).
+    built_at_t: f64,
+    built_at_x: Vec<f64>,
 }
 
 impl Exchange {
+    /// The engine of a first-order LCS (linear modes), see [`Exchange::of_kind`].
+    pub fn new(nx: usize, nu: usize, nw: usize, atol: f64) -> Self {
+        Self::of_kind(nx, nu, nw, atol)
+    }
+}
+
+impl<M: ExchangeMode> Exchange<M> {
     /// A workspace for `nx` states, `nu` pairs and `nw` inputs; `atol` is the
     /// state tolerance within which guards count as zero (the importer's
     /// integrator locates events to about that).
-    pub fn new(nx: usize, nu: usize, nw: usize, atol: f64) -> Self {
+    pub fn of_kind(nx: usize, nu: usize, nw: usize, atol: f64) -> Self {
         Exchange {
             atol,
-            mode: ModeSystem::new(nx, nu, nw),
+            mode: M::sized(nx, nu, nw),
             active: vec![Bound::Free; nu],
             previous: vec![Bound::Free; nu],
             flipped: vec![Bound::Free; nu],
@@ -173,12 +215,14 @@ impl Exchange {
             trial: vec![0.0; nx],
             b_saved: vec![0.0; nx],
             w_seeded: vec![0.0; nw],
+            next_jump: None,
+            jump: None,
+            levels_at: f64::NEG_INFINITY,
+            now: 0.0,
+            iterate_saved: vec![0.0; nu],
+            built_at_t: 0.0,
+            built_at_x: vec![0.0; nx],
         }
-    }
-
-    /// Event indicators of a model with `nu` pairs.
-    pub fn indicator_count(nu: usize) -> usize {
-        2 * nu
     }
 
     /// The current mode.
@@ -192,64 +236,97 @@ impl Exchange {
         self.built = false;
     }
 
-    /// Selects the mode at `x` (initialization, or after the importer set the
-    /// states) and projects `x` onto its constraints; true when `x` moved.
-    pub fn enter(&mut self, lcs: &Lcs, x: &mut [f64], w: &[f64]) -> Result<bool, StepError> {
+    /// Selects the mode at `x` at time `t` (initialization, or after the
+    /// importer set the states) and projects `x` onto its constraints; true
+    /// when `x` moved.
+    pub fn enter(
+        &mut self,
+        lcs: &Lcs,
+        t: f64,
+        x: &mut [f64],
+        w: &[f64],
+    ) -> Result<bool, StepError> {
+        self.at_time(t);
+        self.levels_at = self.now;
         self.select(lcs, x, w)?;
-        let moved = self.project(x);
+        let moved = self.project(lcs, x);
         self.step_start.copy_from_slice(x);
+        // The mode's build solved it at `x`: what failed before was another mode.
+        self.mode.take_failure();
         Ok(moved)
     }
 
-    /// `x'` of the current mode at `x` with inputs `w`.
+    /// `x'` of the current mode at `(t, x)` with inputs `w`.
     pub fn derivatives(
         &mut self,
         lcs: &Lcs,
+        t: f64,
         x: &[f64],
         w: &[f64],
         out: &mut [f64],
     ) -> Result<(), StepError> {
-        self.follow_inputs(lcs, w)?;
-        self.mode.rhs(x, out);
-        Ok(())
+        self.at_time(t);
+        self.follow_inputs(lcs, x, w)?;
+        self.solvable_at(lcs, x)?;
+        self.mode.rhs(lcs, self.now, x, out);
+        self.failed()
     }
 
-    /// The multipliers of the current mode at `x`.
+    /// The multipliers of the current mode at `(t, x)`.
     pub fn multipliers(
         &mut self,
         lcs: &Lcs,
+        t: f64,
         x: &[f64],
         w: &[f64],
         u: &mut [f64],
     ) -> Result<(), StepError> {
-        self.follow_inputs(lcs, w)?;
-        self.mode.multipliers(x, u);
-        Ok(())
+        self.at_time(t);
+        self.follow_inputs(lcs, x, w)?;
+        self.solvable_at(lcs, x)?;
+        self.mode.multipliers(lcs, self.now, x, u);
+        self.failed()
     }
 
-    /// The event indicators at `x` (see the module's text).
+    /// The event indicators at `(t, x)` (see the module's text).
     pub fn indicators(
         &mut self,
         lcs: &Lcs,
+        t: f64,
         x: &[f64],
         w: &[f64],
         out: &mut [f64],
     ) -> Result<(), StepError> {
-        self.follow_inputs(lcs, w)?;
+        self.at_time(t);
+        self.follow_inputs(lcs, x, w)?;
+        self.solvable_at(lcs, x)?;
+        let now = self.now;
         for (v, slot) in out.iter_mut().zip(&self.slots) {
-            *v = slot.map_or(1.0, |r| self.mode.guard(r, x));
+            *v = slot.map_or(1.0, |r| self.mode.guard(lcs, now, r, x));
         }
-        Ok(())
+        self.failed()
     }
 
-    /// After the importer completed a step at `x`: whether a guard of the
-    /// current mode is below zero by more than its tolerance there (an
+    /// After the importer completed a step at `(t, x)`: whether a guard of
+    /// the current mode is below zero by more than its tolerance there (an
     /// indicator's sign change the integrator stepped over without locating
-    /// it). When none is, `x` is where the next step starts.
-    pub fn completed_step(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<bool, StepError> {
-        self.follow_inputs(lcs, w)?;
-        let violated = (0..self.mode.guards.len())
-            .any(|r| self.mode.guard(r, x) < -self.mode.guard_tolerance(r, x, self.atol));
+    /// it), or a source jumped in time since the last event (a time event
+    /// the importer stepped past). When neither, `x` is where the next step
+    /// starts.
+    pub fn completed_step(
+        &mut self,
+        lcs: &Lcs,
+        t: f64,
+        x: &[f64],
+        w: &[f64],
+    ) -> Result<bool, StepError> {
+        self.at_time(t);
+        self.follow_inputs(lcs, x, w)?;
+        let (now, atol) = (self.now, self.atol);
+        let violated = (0..self.mode.guard_list().len()).any(|r| {
+            self.mode.guard(lcs, now, r, x) < -self.mode.guard_tolerance(lcs, now, r, x, atol)
+        }) || self.stepped_past_jump(lcs, t);
+        self.failed()?;
         if !violated {
             self.path += capture::distance(x, &self.step_start);
             self.steps_since_event += 1;
@@ -263,8 +340,8 @@ impl Exchange {
         self.events
     }
 
-    /// The mode after an indicator reached zero at time `t` and state `x`
-    /// (projected in place onto the new mode's constraints).
+    /// The mode after an indicator reached zero, or a time event, at time `t`
+    /// and state `x` (projected in place onto the new mode's constraints).
     pub fn event(
         &mut self,
         lcs: &Lcs,
@@ -272,8 +349,17 @@ impl Exchange {
         w: &[f64],
         t: f64,
     ) -> Result<EventOutcome, StepError> {
-        self.follow_inputs(lcs, w)?;
-        if self.mode.consistent(x, self.atol) {
+        self.save_iterate();
+        let was_built = self.built;
+        let time_events = (self.next_jump, self.jump, self.levels_at);
+        self.pass_time_event(t);
+        self.at_time(t);
+        if let Err(why) = self.follow_inputs(lcs, x, w) {
+            (self.next_jump, self.jump, self.levels_at) = time_events;
+            self.restore_iterate();
+            return Err(why);
+        }
+        if self.mode.consistent(lcs, self.now, x, self.atol) {
             self.step_start.copy_from_slice(x);
             return Ok(EventOutcome::Kept);
         }
@@ -293,126 +379,70 @@ impl Exchange {
         } else {
             self.switch(lcs, x, w)
         };
+        // What failed to evaluate while modes were tried is no failure of
+        // the mode chosen (its build solved it at `x`).
+        self.mode.take_failure();
         if outcome.is_err() {
             // A failed event leaves the mode as it was (the importer's state is
             // untouched: `x` moves only after a mode is chosen).
+            // So are the time events and a nonlinear mode's iterate, and a
+            // nonlinear mode is built again where it was built before.
+            (self.next_jump, self.jump, self.levels_at) = time_events;
             self.active.copy_from_slice(&self.previous);
-            let _ = self.build(lcs, w);
+            if M::reads_time() {
+                self.now = self.built_at_t;
+                let mut at = std::mem::take(&mut self.trial);
+                at.copy_from_slice(&self.built_at_x);
+                let _ = self.build(lcs, &at, w);
+                self.trial = at;
+                self.built &= was_built;
+            } else {
+                let _ = self.build(lcs, x, w);
+            }
+            self.at_time(t);
+            self.mode.take_failure();
+            self.restore_iterate();
         } else {
             self.step_start.copy_from_slice(x);
         }
         outcome
     }
 
-    /// The next mode at a regular event, and the projection onto it.
-    fn switch(&mut self, lcs: &Lcs, x: &mut [f64], w: &[f64]) -> Result<EventOutcome, StepError> {
-        // The fired guards' pairs change side; the selection LCP decides when
-        // that is not the motion. The first fired guard's zero on the chord of
-        // the importer's step is where the step crossed (for the capture rule).
-        self.crossing = 1.0;
-        self.fired.fill(false);
-        for r in 0..self.mode.guards.len() {
-            let (g, tol) = (
-                self.mode.guard(r, x),
-                self.mode.guard_tolerance(r, x, self.atol),
-            );
-            self.overshoot |= g < -tol;
-            if g <= tol {
-                let g_start = self.mode.guard(r, &self.step_start);
-                if g_start > g {
-                    self.crossing = self.crossing.min((g_start / (g_start - g)).clamp(0.0, 1.0));
-                }
-                match self.mode.guards[r] {
-                    Guard::LowerY(i) | Guard::UpperY(i) => {
-                        self.active[i] = Bound::Free;
-                        self.fired[i] = true;
-                    }
-                    Guard::AboveLo(i) => self.active[i] = Bound::Lower,
-                    Guard::BelowHi(i) => self.active[i] = Bound::Upper,
-                }
-            }
-        }
-        let follows = self.build(lcs, w).is_ok() && self.mode.consistent(x, self.atol);
-        // Only an event the importer stepped over (a fired guard below its
-        // tolerance) is captured: a located one takes the regular path.
-        if !follows && self.overshoot {
-            if let Some(projected) = self.capture(lcs, x, w) {
-                self.mark_changes();
-                return Ok(EventOutcome::Switched { projected });
-            }
-        }
-        if !follows {
-            self.active.copy_from_slice(&self.previous);
-            self.select(lcs, x, w)?;
-        }
-        self.mark_changes();
-        Ok(EventOutcome::Switched {
-            projected: self.project(x),
-        })
-    }
-
-    fn mark_changes(&mut self) {
-        for i in 0..self.active.len() {
-            if self.active[i] != self.previous[i] {
-                self.changed_at[i] = self.events;
-            }
-        }
-    }
-
-    /// The mode the selection LCP picks at `x`, warm-started from the current one.
-    fn select(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<(), StepError> {
-        self.mode
-            .selection(lcs, x, w, SELECT_STEP, &mut self.select);
-        self.select_solver.matrix_changed();
-        self.select_solver.set_active_set(&self.active);
-        let info = self
-            .select_solver
-            .solve(&self.select, &mut self.select_u, &mut self.select_y);
-        if info.status != lcp::Status::Solved {
-            return Err(StepError::Lcp(info));
-        }
-        self.active.copy_from_slice(self.select_solver.active_set());
-        self.build(lcs, w)
-            .map_err(|SingularMode| StepError::SingularMode)
-    }
-
-    /// Builds the current mode for inputs `w` and assigns the indicator slots.
-    fn build(&mut self, lcs: &Lcs, w: &[f64]) -> Result<(), SingularMode> {
-        self.built = false;
-        self.mode.build(lcs, &self.active, w)?;
-        self.built = true;
-        self.built_for.copy_from_slice(w);
-        self.slots.fill(None);
-        for (r, g) in self.mode.guards.iter().enumerate() {
-            let slot = match *g {
-                Guard::LowerY(i) | Guard::AboveLo(i) => 2 * i,
-                Guard::UpperY(i) | Guard::BelowHi(i) => 2 * i + 1,
-            };
-            self.slots[slot] = Some(r);
-        }
-        Ok(())
-    }
-
-    /// Rebuilds the mode when the inputs differ from those it was built for
-    /// (bit for bit: a rebuild for the same inputs gives the same mode).
-    fn follow_inputs(&mut self, lcs: &Lcs, w: &[f64]) -> Result<(), StepError> {
-        let same = self.built
-            && self
-                .built_for
-                .iter()
-                .zip(w)
-                .all(|(a, b)| a.to_bits() == b.to_bits());
-        if same {
+    /// Whether a nonlinear mode can be evaluated at `x` (its free pairs
+    /// solved; the evaluation is kept for the call that follows), so that a
+    /// refused read writes nothing into the importer's buffers. A linear mode
+    /// always can.
+    #[inline(always)]
+    fn solvable_at(&mut self, lcs: &Lcs, x: &[f64]) -> Result<(), StepError> {
+        if !M::reads_time() {
             return Ok(());
         }
-        self.build(lcs, w)
-            .map_err(|SingularMode| StepError::SingularMode)
+        let mut scratch = std::mem::take(&mut self.trial);
+        self.mode.rhs(lcs, self.now, x, &mut scratch);
+        self.trial = scratch;
+        self.failed()
     }
 
-    /// Projects `x` onto the constraints the mode holds; true when it moved.
-    fn project(&mut self, x: &mut [f64]) -> bool {
-        self.x_before.copy_from_slice(x);
-        self.mode.project(x, self.atol);
-        x.iter().zip(&self.x_before).any(|(a, b)| a != b)
+    /// Keeps the free pairs' iterate (nothing for a linear mode).
+    pub(super) fn save_iterate(&mut self) {
+        let it = self.mode.iterate();
+        self.iterate_saved[..it.len()].copy_from_slice(it);
+    }
+
+    /// Back to the kept iterate, the mode's evaluations forgotten.
+    pub(super) fn restore_iterate(&mut self) {
+        let n = self.mode.iterate().len();
+        if n > 0 {
+            self.mode.warm_start(&self.iterate_saved[..n]);
+        }
+    }
+
+    /// Why the nonlinear mode could not be evaluated in this call, if so.
+    #[inline(always)]
+    fn failed(&mut self) -> Result<(), StepError> {
+        match self.mode.take_failure() {
+            None => Ok(()),
+            Some(why) => Err(why),
+        }
     }
 }

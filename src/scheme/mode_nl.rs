@@ -38,6 +38,7 @@ use crate::linalg::Lu;
 use crate::model::program::Point;
 use nalgebra::DMatrix;
 
+mod directional;
 mod free_pairs;
 use free_pairs::{Evaluated, Jacobians};
 
@@ -62,6 +63,12 @@ pub struct NonlinearMode {
     /// what it was before the last build.
     u: Vec<f64>,
     u_entry: Vec<f64>,
+    /// The iterate kept aside: the entry's start while a build retries, the
+    /// current one while a directional derivative evaluates elsewhere.
+    u_held: Vec<f64>,
+    /// The iterate before a solve, back after a failed one (a failed
+    /// evaluation leaves the warm start as it was).
+    u_start: Vec<f64>,
     /// Two evaluated states; `newest` was filled last.
     slots: [Evaluated; 2],
     newest: usize,
@@ -98,6 +105,8 @@ impl NonlinearMode {
             guards: Vec::with_capacity(2 * nu),
             u: v(nu),
             u_entry: v(nu),
+            u_held: v(nu),
+            u_start: v(nu),
             slots: [Evaluated::new(nx, nu), Evaluated::new(nx, nu)],
             newest: 0,
             c: v(nu),
@@ -129,6 +138,12 @@ impl NonlinearMode {
         for s in &mut self.slots {
             s.t = f64::NAN;
         }
+    }
+
+    /// Where the free pairs' iteration starts at the next state (the last
+    /// solution; FMU states carry it).
+    pub fn iterate(&self) -> &[f64] {
+        &self.u
     }
 
     /// Sets the free pairs' starting iterate.
@@ -189,7 +204,18 @@ impl NonlinearMode {
         }
         self.forget();
         self.failure = None;
-        match self.evaluate(lcs, t, x, true) {
+        self.u_held.copy_from_slice(&self.u);
+        let mut entered = self.evaluate(lcs, t, x, true);
+        if entered.is_err() && self.held_by_derivative_where_algebra_vanishes() {
+            // Judged algebraic by structure, but the relation's coefficients
+            // of the free pairs are zero here (the buck converter's
+            // `(1 - s) iL + s vx` while the switch is open): the row holds
+            // `y = 0` through its derivative instead.
+            self.u.copy_from_slice(&self.u_held);
+            self.forget();
+            entered = self.evaluate(lcs, t, x, true);
+        }
+        match entered {
             Ok(_) => Ok(()),
             Err(_) => {
                 // Not an ODE here: the caller lets time-stepping go on (or

@@ -1,8 +1,8 @@
 //! Random FMI 3.0 call sequences against Model Exchange instances, as
 //! [`super::call_sequences_me`] does for FMI 2.0: at least 10,000 sequences
-//! of up to 80 calls over the `--fmi 3` `me` builds of sign_spiral and
-//! rlc_diode and the `cs,me` builds of saturated_integrator (an input) and
-//! relay_feedback, with the generators of [`super::call_sequences`]. The
+//! of up to 80 calls over the `--fmi 3` `me` builds of sign_spiral, rlc_diode
+//! and vdp_saturation (a nonlinear model) and the `cs,me` builds
+//! of saturated_integrator (an input) and relay_feedback, with the generators of [`super::call_sequences`]. The
 //! calls ([`super::me3_calls`], on [`super::me3_target`]) are the Model Exchange functions and the
 //! common ones in any state, with legal and illegal arguments: NaN, infinite
 //! and extreme states and times, time going backwards, arrays of the wrong
@@ -123,11 +123,12 @@ fn random_fmi3_model_exchange_call_sequences_without_a_crash() {
     let seed = env_or("LCSFMU_SEQUENCES_SEED", DEFAULT_SEED);
     let sequences = env_or("LCSFMU_ME3_SEQUENCES", DEFAULT_SEQUENCES) as usize;
     let mut rng = Rng(seed | 1);
-    let targets: [Target3; 4] = [
+    let targets: [Target3; 5] = [
         target3("sign_spiral", false),
         target3("rlc_diode", false),
         target3("saturated_integrator", true),
         target3("relay_feedback", true),
+        target3("vdp_saturation", false),
     ];
     let mut histogram = Histogram::default();
     let (mut calls, mut refused_instantiations, mut refused_unchanged) = (0usize, 0usize, 0usize);

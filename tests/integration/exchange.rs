@@ -43,8 +43,8 @@ fn run(stem: &str, h: f64, input: impl Fn(f64) -> Vec<f64>, samples: &[f64]) -> 
     let mut ex = Exchange::new(nx, nu, m.nw(), 1e-10);
     let mut x: Vec<f64> = m.states.iter().map(|s| s.start).collect();
     let mut t = 0.0;
-    ex.enter(&lcs, &mut x, &input(t)).unwrap();
-    let ni = Exchange::indicator_count(nu);
+    ex.enter(&lcs, t, &mut x, &input(t)).unwrap();
+    let ni = lcsfmu::scheme::exchange::indicator_count(nu);
     let (mut g0, mut g1) = (vec![0.0; ni], vec![0.0; ni]);
     let mut out = Run {
         events: Vec::new(),
@@ -55,7 +55,7 @@ fn run(stem: &str, h: f64, input: impl Fn(f64) -> Vec<f64>, samples: &[f64]) -> 
     let rk4 = |ex: &mut Exchange, x: &[f64], t: f64, h: f64| -> Vec<f64> {
         let f = |ex: &mut Exchange, x: &[f64], t: f64| {
             let mut d = vec![0.0; nx];
-            ex.derivatives(&lcs, x, &input(t), &mut d).unwrap();
+            ex.derivatives(&lcs, t, x, &input(t), &mut d).unwrap();
             d
         };
         let k1 = f(ex, x, t);
@@ -71,9 +71,10 @@ fn run(stem: &str, h: f64, input: impl Fn(f64) -> Vec<f64>, samples: &[f64]) -> 
     };
     while t < stop - 1e-12 {
         let step = h.min(samples[next_sample] - t);
-        ex.indicators(&lcs, &x, &input(t), &mut g0).unwrap();
+        ex.indicators(&lcs, t, &x, &input(t), &mut g0).unwrap();
         let x1 = rk4(&mut ex, &x, t, step);
-        ex.indicators(&lcs, &x1, &input(t + step), &mut g1).unwrap();
+        ex.indicators(&lcs, t + step, &x1, &input(t + step), &mut g1)
+            .unwrap();
         let fired = (0..ni).any(|k| g0[k] >= 0.0 && g1[k] < 0.0);
         if !fired {
             (x, t) = (x1, t + step);
@@ -84,7 +85,8 @@ fn run(stem: &str, h: f64, input: impl Fn(f64) -> Vec<f64>, samples: &[f64]) -> 
             while hi - lo > 1e-12 {
                 let mid = 0.5 * (lo + hi);
                 let xm = rk4(&mut ex, &x, t, mid);
-                ex.indicators(&lcs, &xm, &input(t + mid), &mut g1).unwrap();
+                ex.indicators(&lcs, t + mid, &xm, &input(t + mid), &mut g1)
+                    .unwrap();
                 if (0..ni).any(|k| g0[k] >= 0.0 && g1[k] < 0.0) {
                     hi = mid;
                 } else {
@@ -197,7 +199,7 @@ fn crowded_events_slide_the_switching_pairs_or_fail_with_the_reason() {
     lcs.assemble(&m, &m.default_parameters()).unwrap();
     let mut ex = Exchange::new(m.nx(), m.nu(), m.nw(), 1e-10);
     let mut x = vec![-1.0, 1.0];
-    ex.enter(&lcs, &mut x, &[]).unwrap();
+    ex.enter(&lcs, 0.0, &mut x, &[]).unwrap();
     // The first axis crossing (t = 1/3, x = (0, 4/3)): a switch.
     let mut x = vec![0.0, 4.0 / 3.0];
     let first = ex.event(&lcs, &mut x, &[], 1.0 / 3.0).unwrap();
@@ -215,7 +217,7 @@ fn crowded_events_slide_the_switching_pairs_or_fail_with_the_reason() {
     // Where the pairs can slide (at the origin), an accumulation ends there.
     let mut ex = Exchange::new(m.nx(), m.nu(), m.nw(), 1e-10);
     let mut x = vec![1e-3, -1e-3];
-    ex.enter(&lcs, &mut x, &[]).unwrap();
+    ex.enter(&lcs, 0.0, &mut x, &[]).unwrap();
     // Both pairs switch (the spiral's axis crossings near the origin) ...
     let mut x = vec![0.0, -9e-4];
     ex.event(&lcs, &mut x, &[], 0.5).unwrap();

@@ -8,6 +8,8 @@
 //!   FMU-state replay and serialization, reset, zero-allocation steps
 //! - `model_exchange` the Model Exchange life cycle: refusals, an Euler importer on the
 //!   relay (one event, then sliding), zero allocations per call
+//! - `me_nonlinear`   Model Exchange of buck_pwm: time events at the switching instants,
+//!   nothing allocated per call, a step past a time event asks for Event Mode
 //! - `model_exchange3` FMI 3.0's additions: named indicators == get_event_indicators bit
 //!   for bit, a Co-Simulation instance's indicators, adjoint == transposed Jacobian
 //! - `nonlinear`    the Newton step: sources in time against input tables, convergence
@@ -75,7 +77,7 @@
 //!   importer with located events == the core instance, bit for bit
 //! - `fmu_check`      `lcsfmu check FILE.fmu`: every bundled FMU passes; broken copies
 //!   (edited XML, bad entries, a renamed symbol) fail with exactly the expected line
-//! - `me_check`       `lcsfmu check` on the `me` and `cs,me` FMUs of every linear
+//! - `me_check`       `lcsfmu check` on the `me` and `cs,me` FMUs of every
 //!   first-order model: the Model Exchange run in the child passes; descriptions with
 //!   wrong counts of states or indicators, or swapped `der(x)` references, fail with one line
 //! - `binary_run`     the binary's run in a child process: foreign binaries (gcc-built
@@ -124,6 +126,7 @@ mod me3_check;
 mod me3_target;
 mod me_calls;
 mod me_check;
+mod me_nonlinear;
 mod mech_nonlinear;
 mod mech_schemes;
 mod mechanics;

@@ -102,11 +102,11 @@ fn buck_pwm_event_driven_averages_d_vin() {
     let mean = sum / n as f64;
     assert!((mean - 6.0).abs() <= 1e-4, "mean vC = {mean}");
     let r = i.run_report().unwrap();
-    // Two jumps per period of 1e-4 over 0.03 s: 600. A communication step in which
-    // the diode starts blocking is finished by time-stepping (the blocking mode's
-    // relation reads vx, whose coefficient s is zero there: the mode is singular),
-    // which crosses its jump without counting it (measured: 595).
-    assert!((580..=600).contains(&r.time_events), "{r:?}");
+    // Two jumps per period of 1e-4 over 0.03 s: 600, every one crossed as a time
+    // event (the blocking mode, whose relation reads vx with a coefficient s that
+    // is zero there, holds iL = 0 through its derivative; before that rule it was
+    // singular and time-stepping crossed 5 jumps uncounted: 595).
+    assert_eq!(r.time_events, 600, "{r:?}");
 }
 
 #[test]

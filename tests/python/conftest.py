@@ -153,7 +153,7 @@ def fmus(lcsfmu_bin, tmp_path_factory) -> dict[str, Path]:
 ME_MODELS = ["backlash_gear", "coulomb_friction", "friction_block", "pwa_feedback",
              "relay_feedback", "rlc_diode", "saturated_integrator",
              "saturated_integrator_blocks", "servo_deadzone", "sign_spiral", "square_helix",
-             "zero_crossing"]
+             "zero_crossing", "vdp_saturation", "diode_bridge_source", "buck_pwm"]
 
 
 @pytest.fixture(scope="session")

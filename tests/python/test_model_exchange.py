@@ -4,9 +4,10 @@ CVode and Euler.
 What is checked, against validation.md where it has exact answers; the tests that take the
 fixture `me_fmus` run for both FMI versions (ids fmi2, fmi3), the others say which:
 
-    test_refused_models_name_the_reason      mechanical and nonlinear/time models are refused
+    test_refused_models_name_the_reason      mechanical models are refused
     test_validate_and_run                    validate_fmu clean; CVode and Euler reach the stop time
-                                             for every linear first-order bundled model
+                                             for every first-order bundled model (the nonlinear
+                                             ones' references: test_model_exchange_nonlinear.py)
     test_rlc_diode_switches_at_the_exact_time   the diode blocks at t = 1.2091996 (to 1e-7 with
                                              CVode at rtol 1e-10), then the exact decay
     test_relay_slides_without_chattering     one event at sqrt(2) - 1, then on the surface
@@ -55,7 +56,6 @@ from test_fmi3 import fmi3_functions
 FMI_VERSIONS = ["2", "3"]
 MECHANICAL = ["bead_chain", "bouncing_ball", "duffing_impact", "newtons_cradle",
               "pendulum_stop", "rocking_block", "stick_slip", "two_carts"]
-NONLINEAR = ["buck_pwm", "diode_bridge_source", "vdp_saturation"]
 
 
 def build(lcsfmu_bin, models, out: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -65,7 +65,7 @@ def build(lcsfmu_bin, models, out: Path, *extra: str) -> subprocess.CompletedPro
 
 @pytest.fixture(scope="session", params=FMI_VERSIONS, ids=lambda v: f"fmi{v}")
 def me_fmus(request, me_builds) -> dict[str, Path]:
-    """Every linear first-order bundled model built with --interface me, per FMI version."""
+    """Every first-order bundled model built with --interface me, per FMI version."""
     return me_builds(request.param)
 
 
@@ -98,13 +98,12 @@ def at(r, name: str, t: float) -> float:
 
 
 @pytest.mark.parametrize("fmi", FMI_VERSIONS)
-@pytest.mark.parametrize("model", MECHANICAL + NONLINEAR)
+@pytest.mark.parametrize("model", MECHANICAL)
 def test_refused_models_name_the_reason(lcsfmu_bin, tmp_path, model, fmi):
     proc = build(lcsfmu_bin, [MODELS_DIR / f"{model}.toml"], tmp_path / "x.fmu",
                  "--interface", "me", "--fmi", fmi)
     assert proc.returncode != 0
-    why = "mechanical model" if model in MECHANICAL else "nonlinear rows or reads `time`"
-    assert why in proc.stderr and model in proc.stderr, proc.stderr
+    assert "mechanical model" in proc.stderr and model in proc.stderr, proc.stderr
     assert "--interface cs" in proc.stderr
     assert not (tmp_path / "x.fmu").exists()
 

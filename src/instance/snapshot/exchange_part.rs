@@ -35,6 +35,16 @@ pub(super) fn write_exchange(b: &mut Vec<u8>, me: &ExchangeState) {
     n(b, h.steps_since_event);
     n(b, h.steps_between_events);
     b.push(u8::from(h.overshoot) | u8::from(h.overshoot_before) << 1);
+    n(b, h.iterate.len() as u64);
+    for v in &h.iterate {
+        f(b, *v);
+    }
+    for bracket in [h.next_jump, h.jump] {
+        let (l, r) = bracket.unwrap_or((f64::NAN, f64::NAN));
+        f(b, l);
+        f(b, r);
+    }
+    f(b, h.levels_at);
 }
 
 pub(super) fn read_exchange(
@@ -42,6 +52,7 @@ pub(super) fn read_exchange(
     flags: u8,
     active: &[Bound],
     sizes: Sizes,
+    version: u16,
 ) -> Result<ExchangeState, String> {
     let tolerance = r.f64()?;
     let tolerance = (flags & TOLERANCE_DEFINED != 0).then_some(tolerance);
@@ -63,6 +74,22 @@ pub(super) fn read_exchange(
     if bits > 3 {
         return Err("FMU state has invalid overshoot flags".into());
     }
+    let (mut iterate, mut brackets, mut levels_at) = (Vec::new(), [None, None], f64::NEG_INFINITY);
+    if version >= 3 {
+        let len = r.u64()?;
+        if len != 0 && len != sizes.nu as u64 {
+            return Err(format!(
+                "FMU state has an iterate of {len} free pairs; this model has {}",
+                sizes.nu
+            ));
+        }
+        iterate = (0..len).map(|_| r.f64()).collect::<Result<Vec<_>, _>>()?;
+        for b in &mut brackets {
+            let (l, r) = (r.f64()?, r.f64()?);
+            *b = (!(l.is_nan() && r.is_nan())).then_some((l, r));
+        }
+        levels_at = r.f64()?;
+    }
     Ok(ExchangeState {
         tolerance,
         engine: History {
@@ -78,6 +105,10 @@ pub(super) fn read_exchange(
             steps_between_events,
             overshoot: bits & 1 != 0,
             overshoot_before: bits & 2 != 0,
+            iterate,
+            next_jump: brackets[0],
+            jump: brackets[1],
+            levels_at,
         },
     })
 }

@@ -5,12 +5,12 @@
 //! [`ACCUMULATION_DRIFT`] of them; otherwise the event fails with the reason
 //! and nothing changes (see the parent module).
 
-use super::{EventOutcome, Exchange, ACCUMULATING, ACCUMULATION_DRIFT, NEVER};
+use super::{EventOutcome, Exchange, ExchangeMode, ACCUMULATING, ACCUMULATION_DRIFT, NEVER};
 use crate::lcp::Bound;
 use crate::lcs::Lcs;
 use crate::scheme::StepError;
 
-impl Exchange {
+impl<M: ExchangeMode> Exchange<M> {
     /// Frees the pairs that switched during the last events and moves `x`
     /// onto their surfaces.
     pub(super) fn accumulate(
@@ -25,14 +25,15 @@ impl Exchange {
                 *a = Bound::Free;
             }
         }
-        if self.build(lcs, w).is_err() || self.mode.drift(x) > ACCUMULATION_DRIFT {
+        let now = self.now;
+        if self.build(lcs, x, w).is_err() || self.mode.drift(lcs, now, x) > ACCUMULATION_DRIFT {
             return Err(StepError::SingularMode);
         }
         // Projected on a copy: a refused accumulation leaves `x` as it was.
         let mut trial = std::mem::take(&mut self.trial);
         trial.copy_from_slice(x);
-        self.mode.project(&mut trial, self.atol);
-        let follows = self.mode.consistent(&trial, self.atol);
+        self.mode.project(lcs, now, &mut trial, self.atol);
+        let follows = self.mode.consistent(lcs, now, &trial, self.atol);
         if follows {
             x.copy_from_slice(&trial);
         }

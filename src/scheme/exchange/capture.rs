@@ -41,7 +41,7 @@
 //! slide, as in Aljarbouh and Caillaud's chattering detection, and step 2
 //! bounds the move onto it by the last step.
 
-use super::Exchange;
+use super::{Exchange, ExchangeMode};
 use crate::lcp::Bound;
 use crate::lcs::Lcs;
 
@@ -51,7 +51,7 @@ use crate::lcs::Lcs;
 /// every second step.
 pub const CHATTER_STEPS: u64 = 1;
 
-impl Exchange {
+impl<M: ExchangeMode> Exchange<M> {
     /// Applies the capture rule at an event at `x` whose fired guards were
     /// flipped into `self.active` (`self.previous` is the mode before, and
     /// `self.crossing` the fraction of the step where the first of them read
@@ -88,7 +88,7 @@ impl Exchange {
                 widened = true;
             }
         }
-        if !widened || self.build(lcs, w).is_err() {
+        if !widened || self.build(lcs, x, w).is_err() {
             return None;
         }
         let reach = self.path_since_event_before + self.atol * (x.len() as f64).sqrt();
@@ -96,21 +96,21 @@ impl Exchange {
     }
 
     /// Steps 1 (the mode keeps a crossed surface) to 3 of the rule for the
-    /// built mode.
+    /// built mode (a linear one: `None` for a nonlinear mode, see `kind.rs`).
     fn capture_candidate(&mut self, x: &mut [f64], reach: f64) -> Option<bool> {
+        let mode = self.mode.linear()?;
         let mut hold = std::mem::take(&mut self.hold);
         for (i, h) in hold.iter_mut().enumerate() {
-            *h = self.fired[i] && self.mode.keeps_y(i, &self.crossed);
+            *h = self.fired[i] && mode.keeps_y(i, &self.crossed);
         }
         let keeps = hold.contains(&true);
         let mut trial = std::mem::take(&mut self.trial);
         trial.copy_from_slice(x);
         if keeps {
-            self.mode.project_holding(&mut trial, self.atol, &hold);
+            mode.project_holding(&mut trial, self.atol, &hold);
         }
         self.hold = hold;
-        let captured =
-            keeps && distance(&trial, x) <= reach && self.mode.consistent(&trial, self.atol);
+        let captured = keeps && distance(&trial, x) <= reach && mode.consistent(&trial, self.atol);
         let moved = captured && trial.as_slice() != &*x;
         if captured {
             x.copy_from_slice(&trial);

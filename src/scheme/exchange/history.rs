@@ -1,15 +1,17 @@
 //! What a Model Exchange FMU state holds of the event engine: the mode and
 //! everything the event rules read later (the accumulation rule's event
 //! count, last event time and per-pair changes; the capture rule's step
-//! start, paths, step counts and overshoots), so that restoring it and
-//! integrating again repeats the run bit for bit.
+//! start, paths, step counts and overshoots; a nonlinear mode's iterate, where
+//! its free pairs' Newton iteration starts, and the time events pending and
+//! handled), so that restoring it and integrating again repeats the run bit
+//! for bit.
 //!
 //! The rest of the engine is either rebuilt from these (the mode's ODE and
 //! guards, for the current inputs: a rebuild for the same inputs gives the
 //! same bits) or scratch space of one event. Restoring copies into the
 //! buffers sized at instantiation and allocates nothing.
 
-use super::{Exchange, NEVER};
+use super::{Exchange, ExchangeMode, NEVER};
 use crate::lcp::Bound;
 
 /// The engine's dynamic data.
@@ -30,6 +32,13 @@ pub struct History {
     pub steps_between_events: u64,
     pub overshoot: bool,
     pub overshoot_before: bool,
+    /// The free pairs' iterate of a nonlinear mode (empty for a linear one).
+    pub iterate: Vec<f64>,
+    /// The pending and the last handled time event (brackets, see
+    /// `time_events.rs`), and the time since which the levels are known.
+    pub next_jump: Option<(f64, f64)>,
+    pub jump: Option<(f64, f64)>,
+    pub levels_at: f64,
 }
 
 impl History {
@@ -59,6 +68,19 @@ impl History {
             ));
         }
         let lengths = [self.path, self.path_since_event_before];
+        if !(self.iterate.is_empty() || self.iterate.len() == nu) {
+            return Some("its iterate of the free pairs has the wrong size".into());
+        }
+        let brackets = [self.next_jump, self.jump];
+        if !self.iterate.iter().all(|v| v.is_finite())
+            || !brackets
+                .iter()
+                .flatten()
+                .all(|(l, r)| l.is_finite() && r.is_finite() && l < r)
+            || self.levels_at.is_nan()
+        {
+            return Some("its iterate or time events are not finite".into());
+        }
         if !self.step_start.iter().all(|v| v.is_finite())
             || !lengths.iter().all(|v| v.is_finite() && *v >= 0.0)
         {
@@ -68,7 +90,7 @@ impl History {
     }
 }
 
-impl Exchange {
+impl<M: ExchangeMode> Exchange<M> {
     /// The engine's dynamic data.
     pub fn history(&self) -> History {
         History {
@@ -84,6 +106,10 @@ impl Exchange {
             steps_between_events: self.steps_between_events,
             overshoot: self.overshoot,
             overshoot_before: self.overshoot_before,
+            iterate: self.mode.iterate().to_vec(),
+            next_jump: self.next_jump,
+            jump: self.jump,
+            levels_at: self.levels_at,
         }
     }
 
@@ -102,6 +128,12 @@ impl Exchange {
         self.steps_between_events = h.steps_between_events;
         self.overshoot = h.overshoot;
         self.overshoot_before = h.overshoot_before;
+        self.next_jump = h.next_jump;
+        self.jump = h.jump;
+        self.levels_at = h.levels_at;
         self.invalidate();
+        if h.iterate.len() == self.mode.iterate().len() && !h.iterate.is_empty() {
+            self.mode.warm_start(&h.iterate);
+        }
     }
 }

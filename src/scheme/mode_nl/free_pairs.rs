@@ -83,7 +83,11 @@ impl NonlinearMode {
             Some(k) => k,
             None => {
                 let k = 1 - self.newest;
-                self.solve(lcs, t, x)?;
+                self.u_start.copy_from_slice(&self.u);
+                if let Err(why) = self.solve(lcs, t, x) {
+                    self.u.copy_from_slice(&self.u_start);
+                    return Err(why);
+                }
                 let s = &mut self.slots[k];
                 s.x.copy_from_slice(x);
                 s.t = t;
@@ -283,5 +287,22 @@ impl NonlinearMode {
                 t,
             })
         }
+    }
+
+    /// After a failed entry: marks held through its derivative each free
+    /// pair judged algebraic whose relation has zero coefficients `∂c_i/∂u_F`
+    /// at the last iterate (a zero row of the Jacobian, which made it
+    /// singular); true when there was one. Only modes that could not be
+    /// entered change.
+    pub(super) fn held_by_derivative_where_algebra_vanishes(&mut self) -> bool {
+        let mut changed = false;
+        for a in 0..self.free.len() {
+            let i = self.free[a];
+            if !self.derivative[i] && self.free.iter().all(|&j| self.cu[(i, j)] == 0.0) {
+                self.derivative[i] = true;
+                changed = true;
+            }
+        }
+        changed
     }
 }

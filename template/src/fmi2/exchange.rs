@@ -51,14 +51,15 @@ pub extern "C" fn fmi2NewDiscreteStates(
         // SAFETY: eventInfo is NULL or writable.
         let info = unsafe { out(eventInfo, "eventInfo")? };
         let update = comp.instance.new_discrete_states()?;
-        // One update settles an event; there are no time events.
+        // One update settles an event; the next time event is a jump of a
+        // source in time (nonlinear models only).
         *info = fmi2EventInfo {
             newDiscreteStatesNeeded: fmi2False,
             terminateSimulation: fmi2False,
             nominalsOfContinuousStatesChanged: fmi2False,
             valuesOfContinuousStatesChanged: boolean(update.values_changed),
-            nextEventTimeDefined: fmi2False,
-            nextEventTime: 0.0,
+            nextEventTimeDefined: boolean(update.next_event_time.is_some()),
+            nextEventTime: update.next_event_time.unwrap_or(0.0),
         };
         if comp.logging_on() {
             log_event(comp, update.values_changed);

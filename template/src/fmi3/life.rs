@@ -246,9 +246,19 @@ pub extern "C" fn fmi3UpdateDiscreteStates(
             )
         };
         let (again, terminate, nominals, values, defined, next) = outs;
-        let changed = comp.instance.update_discrete_states();
-        // One call settles an event; the FMU has no time events.
-        (*again, *nominals, *defined, *next) = (false, false, false, 0.0);
+        // One call settles an event; Model Exchange of a nonlinear model has
+        // time events (jumps of sources in time), Co-Simulation none.
+        let mut next_event = None;
+        let changed = if comp.instance.is_model_exchange() {
+            comp.instance.new_discrete_states().map(|update| {
+                next_event = update.next_event_time;
+                update.values_changed
+            })
+        } else {
+            comp.instance.update_discrete_states()
+        };
+        (*again, *nominals) = (false, false);
+        (*defined, *next) = (next_event.is_some(), next_event.unwrap_or(0.0));
         *terminate = comp.instance.terminated();
         *values = matches!(changed, Ok(true));
         if changed? && comp.logging_on() {

@@ -1,0 +1,65 @@
+//! Event Mode of a Model Exchange instance: the completed integrator step
+//! that asks for it, and the update of the discrete states that chooses the
+//! next mode and reports the next time event (see the parent module).
+
+use super::super::state::{Call, Phase};
+use super::super::{FmiError, FmiResult, Instance};
+use super::{mode_failed, DiscreteUpdate, StepCompleted};
+use crate::scheme::exchange::EventOutcome;
+
+impl Instance {
+    /// `fmi2CompletedIntegratorStep`: asks for Event Mode when the importer
+    /// stepped over a guard's zero without locating it, or past a time event.
+    pub fn completed_integrator_step(&mut self) -> FmiResult<StepCompleted> {
+        self.exchange_for(Call::CompletedIntegratorStep)?;
+        let me = self.exchange.as_deref_mut().expect("checked");
+        let enter_event_mode = me
+            .engine
+            .completed_step(&self.lcs, self.time, &self.states, &self.inputs)
+            .map_err(|why| mode_failed(self.time, why))?;
+        Ok(StepCompleted { enter_event_mode })
+    }
+
+    /// `fmi2EnterEventMode` of Model Exchange.
+    pub(in crate::instance) fn enter_event_mode_model_exchange(&mut self) -> FmiResult<()> {
+        self.phase = Phase::EventMode;
+        Ok(())
+    }
+
+    /// `fmi2NewDiscreteStates` / `fmi3UpdateDiscreteStates`: the mode at the
+    /// current state (see the module's text). A failed event (an accumulation
+    /// the engine cannot end) is an error with the reason; the mode and the
+    /// state stay as they were.
+    pub fn new_discrete_states(&mut self) -> FmiResult<DiscreteUpdate> {
+        self.exchange_for(Call::UpdateDiscreteStates)?;
+        let me = self.exchange.as_deref_mut().expect("checked");
+        me.pairs_current = false;
+        let outcome = me
+            .engine
+            .event(&self.lcs, &mut self.states, &self.inputs, self.time);
+        let values_changed = match outcome {
+            Ok(EventOutcome::Kept) => false,
+            Ok(EventOutcome::Switched { projected }) => projected,
+            Ok(EventOutcome::Accumulated) => true,
+            Err(why) => {
+                return Err(FmiError::error(format!(
+                    "the event at t = {} cannot be resolved: {why}; mode and state are kept",
+                    self.time
+                )))
+            }
+        };
+        // Time events: scanned up to the importer's stop time, else over one
+        // default experiment's length, in windows of `max_step` or the
+        // default communication step (see `scheme::exchange::time_events`).
+        let e = &self.model.experiment;
+        let horizon = self.stop_time.unwrap_or(self.time + (e.stop - e.start));
+        let window = self.model.scheme.max_step.unwrap_or(e.step);
+        let next_event_time = me
+            .engine
+            .next_time_event(&self.lcs, self.time, horizon, window);
+        Ok(DiscreteUpdate {
+            values_changed,
+            next_event_time,
+        })
+    }
+}

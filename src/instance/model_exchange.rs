@@ -208,6 +208,12 @@ impl Instance {
         if !t.is_finite() {
             return Err(FmiError::error(format!("time {t} is not a finite number")));
         }
+        // A nonlinear model's sources read the time: its multipliers,
+        // derivatives and indicators follow on the next read.
+        let me = self.exchange.as_deref_mut().expect("checked");
+        if !me.engine.is_linear() && t.to_bits() != self.time.to_bits() {
+            me.pairs_current = false;
+        }
         self.time = t;
         Ok(())
     }

@@ -154,9 +154,6 @@ pub struct Exchange<M = ModeSystem> {
     /// A nonlinear mode's iterate when an event or a directional derivative
     /// began, back when it fails (a refused call changes nothing).
     iterate_saved: Vec<f64>,
-    /// Where the current nonlinear mode was built (time and state).
-    built_at_t: f64,
-    built_at_x: Vec<f64>,
 }
 
 impl Exchange {
@@ -220,8 +217,6 @@ impl<M: ExchangeMode> Exchange<M> {
             levels_at: f64::NEG_INFINITY,
             now: 0.0,
             iterate_saved: vec![0.0; nu],
-            built_at_t: 0.0,
-            built_at_x: vec![0.0; nx],
         }
     }
 
@@ -363,6 +358,7 @@ impl<M: ExchangeMode> Exchange<M> {
             self.step_start.copy_from_slice(x);
             return Ok(EventOutcome::Kept);
         }
+        self.mode.keep();
         self.events += 1;
         let this_step = capture::distance(x, &self.step_start);
         self.path_since_event_before = self.path + this_step;
@@ -384,18 +380,15 @@ impl<M: ExchangeMode> Exchange<M> {
         self.mode.take_failure();
         if outcome.is_err() {
             // A failed event leaves the mode as it was (the importer's state is
-            // untouched: `x` moves only after a mode is chosen).
-            // So are the time events and a nonlinear mode's iterate, and a
-            // nonlinear mode is built again where it was built before.
+            // untouched: `x` moves only after a mode is chosen), and so the
+            // time events and a nonlinear mode's iterate. A nonlinear mode is
+            // brought back rather than built again (`mode_nl/kept.rs`), and
+            // counts as built only if it was before the event.
             (self.next_jump, self.jump, self.levels_at) = time_events;
             self.active.copy_from_slice(&self.previous);
-            if M::reads_time() {
-                self.now = self.built_at_t;
-                let mut at = std::mem::take(&mut self.trial);
-                at.copy_from_slice(&self.built_at_x);
-                let _ = self.build(lcs, &at, w);
-                self.trial = at;
-                self.built &= was_built;
+            if self.mode.bring_back() {
+                self.assign_slots();
+                self.built = was_built;
             } else {
                 let _ = self.build(lcs, x, w);
             }

@@ -40,7 +40,9 @@ use nalgebra::DMatrix;
 
 mod directional;
 mod free_pairs;
+mod kept;
 use free_pairs::{Evaluated, Jacobians};
+use kept::Kept;
 
 /// Relative tolerance of the free pairs' Newton iteration (module text):
 /// four orders above the rounding of the magnitudes it is measured against,
@@ -90,6 +92,8 @@ pub struct NonlinearMode {
     gram: DMatrix<f64>,
     sol: Vec<f64>,
     failure: Option<StepError>,
+    /// The mode as a failed Model Exchange event must leave it (`kept.rs`).
+    kept: Kept,
 }
 
 impl NonlinearMode {
@@ -126,6 +130,7 @@ impl NonlinearMode {
             gram: DMatrix::zeros(nu, nu),
             sol: v(nu),
             failure: None,
+            kept: Kept::new(nu, nw),
         }
     }
 

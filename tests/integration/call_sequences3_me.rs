@@ -1,9 +1,10 @@
 //! Random FMI 3.0 call sequences against Model Exchange instances, as
 //! [`super::call_sequences_me`] does for FMI 2.0: at least 10,000 sequences
-//! of up to 80 calls over the `--fmi 3` `me` builds of sign_spiral, rlc_diode
-//! and vdp_saturation (a nonlinear model) and the `cs,me` builds
-//! of saturated_integrator (an input) and relay_feedback, with the generators of [`super::call_sequences`]. The
-//! calls ([`super::me3_calls`], on [`super::me3_target`]) are the Model Exchange functions and the
+//! of up to 80 calls over the `--fmi 3` `me` builds of sign_spiral, rlc_diode,
+//! vdp_saturation and buck_pwm (nonlinear, sources in time) and the `cs,me`
+//! builds of saturated_integrator (an input) and relay_feedback, with the
+//! generators of [`super::call_sequences`]. The calls ([`super::me3_calls`],
+//! on [`super::me3_target`]) are the Model Exchange functions and the
 //! common ones in any state, with legal and illegal arguments: NaN, infinite
 //! and extreme states and times, time going backwards, arrays of the wrong
 //! size or NULL, `nValues`, `nSeed` and `nSensitivity` that do not match,
@@ -123,12 +124,13 @@ fn random_fmi3_model_exchange_call_sequences_without_a_crash() {
     let seed = env_or("LCSFMU_SEQUENCES_SEED", DEFAULT_SEED);
     let sequences = env_or("LCSFMU_ME3_SEQUENCES", DEFAULT_SEQUENCES) as usize;
     let mut rng = Rng(seed | 1);
-    let targets: [Target3; 5] = [
+    let targets: [Target3; 6] = [
         target3("sign_spiral", false),
         target3("rlc_diode", false),
         target3("saturated_integrator", true),
         target3("relay_feedback", true),
         target3("vdp_saturation", false),
+        target3("buck_pwm", false),
     ];
     let mut histogram = Histogram::default();
     let (mut calls, mut refused_instantiations, mut refused_unchanged) = (0usize, 0usize, 0usize);

@@ -1,6 +1,8 @@
 //! Random FMI 2.0 call sequences against Model Exchange instances: at least
 //! 10,000 sequences of up to 80 calls, over the `me` builds of sign_spiral,
-//! rlc_diode and vdp_saturation (a nonlinear model) and the `cs,me` builds of saturated_integrator (an input) and relay_feedback, with the generators of [`super::call_sequences`]. The calls
+//! rlc_diode, vdp_saturation and buck_pwm (nonlinear, sources in time) and
+//! the `cs,me` builds of saturated_integrator (an input) and relay_feedback,
+//! with the generators of [`super::call_sequences`]. The calls
 //! are the 10 of Model Exchange and the common ones, in any state, with legal
 //! and illegal arguments: NaN, infinite and extreme states and times, time
 //! going backwards, arrays of the wrong size or NULL, unknown value
@@ -149,6 +151,7 @@ fn random_model_exchange_call_sequences_without_a_crash() {
         target("saturated_integrator", true),
         target("relay_feedback", true),
         target("vdp_saturation", false),
+        target("buck_pwm", false),
     ];
     let name = "sequences-me";
     let mut histogram = Histogram::default();

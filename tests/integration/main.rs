@@ -9,7 +9,8 @@
 //! - `model_exchange` the Model Exchange life cycle: refusals, an Euler importer on the
 //!   relay (one event, then sliding), zero allocations per call
 //! - `me_nonlinear`   Model Exchange of buck_pwm: time events at the switching instants,
-//!   nothing allocated per call, a step past a time event asks for Event Mode
+//!   nothing allocated per call, a step past a time event asks for Event Mode;
+//!   outputs follow `fmi2SetTime` alone (diode_bridge_source)
 //! - `model_exchange3` FMI 3.0's additions: named indicators == get_event_indicators bit
 //!   for bit, a Co-Simulation instance's indicators, adjoint == transposed Jacobian
 //! - `nonlinear`    the Newton step: sources in time against input tables, convergence

@@ -9,7 +9,9 @@
 //! - an importer that ignores `nextEventTime` (fixed steps of 3e-6, off the
 //!   switching grid) is told to enter Event Mode by the completed step that
 //!   passed each instant, and ends within 5 % of the run that stopped (measured:
-//!   3.4 % in iL, the error of steps that straddle the jumps).
+//!   3.4 % in iL, the error of steps that straddle the jumps);
+//! - on diode_bridge_source, `fmi2SetTime` alone moves what `fmi2GetReal`
+//!   reads (the sources read the time), bit for bit as a fresh instance.
 
 use super::alloc::allocations;
 use super::model;
@@ -108,4 +110,48 @@ fn buck_pwm_time_events_are_the_switching_instants_and_allocate_nothing() {
             stopped[c]
         );
     }
+}
+
+/// `fmi2GetReal` after `fmi2SetTime` alone (no new states): a nonlinear
+/// model's sources read the time, so the multipliers, outputs and
+/// derivatives read are those of the new time, the same bits as an instance
+/// that was set to that time and state afresh, not those of the last read.
+#[test]
+fn reals_follow_a_new_time_without_new_states() {
+    let m = model("diode_bridge_source");
+    let n = lcsfmu::instance::variables::kinds_with_derivatives(&m).len() as u32;
+    let vrs: Vec<u32> = (0..n).collect();
+    let fresh_at = |t: f64, x: &[f64]| {
+        let mut i = Instance::new(m.clone(), "test");
+        i.use_model_exchange().unwrap();
+        i.setup_experiment(0.0, None).unwrap();
+        i.enter_initialization_mode().unwrap();
+        i.exit_initialization_mode().unwrap();
+        i.new_discrete_states().unwrap();
+        i.enter_continuous_time_mode().unwrap();
+        i.set_time(t).unwrap();
+        i.set_continuous_states(x).unwrap();
+        let mut out = vec![0.0; n as usize];
+        i.get_reals(&vrs, &mut out).unwrap();
+        out
+    };
+    let mut i = Instance::new(m.clone(), "test");
+    i.use_model_exchange().unwrap();
+    i.setup_experiment(0.0, None).unwrap();
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    i.new_discrete_states().unwrap();
+    i.enter_continuous_time_mode().unwrap();
+    let mut x = vec![0.0; m.nx()];
+    i.get_continuous_states(&mut x).unwrap();
+    let mut at_start = vec![0.0; n as usize];
+    i.get_reals(&vrs, &mut at_start).unwrap();
+    // A quarter period of the 50 Hz source later: `Vm cos(w t)` is 0 there.
+    let t = 0.005;
+    i.set_time(t).unwrap();
+    let mut later = vec![0.0; n as usize];
+    i.get_reals(&vrs, &mut later).unwrap();
+    assert_ne!(later, at_start, "nothing read changed with the time");
+    let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&later), bits(&fresh_at(t, &x)));
 }

@@ -33,10 +33,12 @@ impl Instance {
     pub fn new_discrete_states(&mut self) -> FmiResult<DiscreteUpdate> {
         self.exchange_for(Call::UpdateDiscreteStates)?;
         let me = self.exchange.as_deref_mut().expect("checked");
-        me.pairs_current = false;
         let outcome = me
             .engine
             .event(&self.lcs, &mut self.states, &self.inputs, self.time);
+        // What was read before stays valid when the event fails (mode and
+        // state are kept); after any other outcome it follows on the next read.
+        me.pairs_current &= outcome.is_err();
         let values_changed = match outcome {
             Ok(EventOutcome::Kept) => false,
             Ok(EventOutcome::Switched { projected }) => projected,

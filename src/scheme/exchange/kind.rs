@@ -33,6 +33,12 @@ pub trait ExchangeMode: ModeDynamics {
     fn iterate(&self) -> &[f64];
     /// Whether the mode reads `time` (sources, time events).
     fn reads_time() -> bool;
+    /// Keeps the mode as it is, for [`ExchangeMode::bring_back`].
+    fn keep(&mut self);
+    /// Makes the mode the kept one again; false for a kind that is built
+    /// again instead (a linear mode, whose build depends only on the active
+    /// set and the inputs: see `mode_nl/kept.rs` for why a nonlinear one is not).
+    fn bring_back(&mut self) -> bool;
 }
 
 impl ExchangeMode for ModeSystem {
@@ -50,6 +56,12 @@ impl ExchangeMode for ModeSystem {
     fn reads_time() -> bool {
         false
     }
+    #[inline(always)]
+    fn keep(&mut self) {}
+    #[inline(always)]
+    fn bring_back(&mut self) -> bool {
+        false
+    }
 }
 
 impl ExchangeMode for NonlinearMode {
@@ -63,6 +75,13 @@ impl ExchangeMode for NonlinearMode {
         NonlinearMode::iterate(self)
     }
     fn reads_time() -> bool {
+        true
+    }
+    fn keep(&mut self) {
+        NonlinearMode::keep(self)
+    }
+    fn bring_back(&mut self) -> bool {
+        NonlinearMode::bring_back(self);
         true
     }
 }

@@ -98,12 +98,12 @@ impl<M: ExchangeMode> Exchange<M> {
         self.mode.build(lcs, &self.active, w, self.now, x)?;
         self.built = true;
         self.built_for.copy_from_slice(w);
-        if M::reads_time() {
-            // Where a nonlinear mode was entered decides how it holds its
-            // free pairs: a failed event rebuilds the mode there.
-            self.built_at_t = self.now;
-            self.built_at_x.copy_from_slice(x);
-        }
+        self.assign_slots();
+        Ok(())
+    }
+
+    /// Assigns each guard of the mode its indicator slot.
+    pub(super) fn assign_slots(&mut self) {
         self.slots.fill(None);
         for (r, g) in self.mode.guard_list().iter().enumerate() {
             let slot = match *g {
@@ -112,7 +112,6 @@ impl<M: ExchangeMode> Exchange<M> {
             };
             self.slots[slot] = Some(r);
         }
-        Ok(())
     }
 
     /// Rebuilds the mode when the inputs differ from those it was built for

@@ -19,8 +19,10 @@ export LCSFMU_RUNTIME_DIR="$PWD/target/runtime"
 cargo fmt --all --check
 cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 cargo clippy --all-targets --release -- -D warnings
-# The API documentation builds without a broken or private intra-doc link.
+# The API documentation builds without a broken or private intra-doc link, and
+# so do the private items' docs (the maintainer's map).
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib --document-private-items
 cargo test --release
 # The figures of the random FMI call sequences (tests/integration/call_sequences*.rs: FMI 2.0
 # and 3.0, Co-Simulation and Model Exchange).

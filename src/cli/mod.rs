@@ -1,6 +1,11 @@
 //! Command-line interface: argument definitions and dispatch, one file per
 //! subcommand. Errors from the library are printed once, here, with their context.
 
+// The doc comments of the argument structs are clap's help text, written for a
+// terminal: `[defines]`, `[scheme]` and `<model name>` there are TOML sections
+// and placeholders, not intra-doc links or HTML.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+
 mod build;
 mod check;
 mod compare;

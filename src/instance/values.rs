@@ -162,7 +162,7 @@ impl Instance {
     }
 
     /// Re-solves the block outputs that depend on inputs at once (see
-    /// [`feedthrough`]). When they have no solution for the new inputs the
+    /// [`feedthrough`](super::feedthrough)). When they have no solution for the new inputs the
     /// values stay set, the outputs keep their last values, and the warning
     /// says why (the next step will tell whether the inputs can be followed).
     fn follow_inputs(&mut self) -> FmiResult<()> {

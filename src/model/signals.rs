@@ -1,5 +1,5 @@
 //! Second stage for the signal form: states whose derivatives are linear
-//! forms (`der = "-k*x1 - c*x2 + F"`) and Simulink-style [`blocks`], lowered
+//! forms (`der = "-k*x1 - c*x2 + F"`) and Simulink-style [`blocks`](super::blocks), lowered
 //! onto the same first-order [`System`] the matrix form gives.
 //!
 //! Lowering runs in two passes. The first checks every block's type and keys

@@ -6,7 +6,7 @@
 //! and how to enter it (consistency, projection onto its constraints, the
 //! selection LCP at an event). Two kinds implement it: the linear
 //! [`ModeSystem`] (the ODE `x' = Ã x + b̃`, autonomous while the inputs are
-//! held) and the nonlinear [`NonlinearMode`](super::mode_nl::NonlinearMode)
+//! held) and the nonlinear [`NonlinearMode`]
 //! (free pairs from a Newton iteration, sources in `time`). The stepper is
 //! compiled once per kind, so a linear model runs the linear mode's code with
 //! nothing added: the arguments only a nonlinear mode reads (`lcs` for its

@@ -11,7 +11,7 @@
 //! Same numbers, bit for bit. The folded constant is computed by exactly the
 //! operations, in exactly the order, of the evaluators on exactly the same
 //! values (the same [`apply`] with its square as a product, the same
-//! [`Func::apply`]): IEEE arithmetic is correctly rounded and a library
+//! [`Func::apply`](crate::model::functions::Func::apply)): IEEE arithmetic is correctly rounded and a library
 //! function is a fixed function of its argument within one binary, so the
 //! value is the one each pass would compute, and the derivative of a
 //! parameter-only subprogram is zero either way (a constant's tangent is 0,

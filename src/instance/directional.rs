@@ -2,10 +2,12 @@
 //! mode (`fmi2GetDirectionalDerivative`, `fmi3GetDirectionalDerivative`,
 //! `fmi3GetAdjointDerivative`).
 //!
-//! In Continuous-Time Mode the mode is frozen and its ODE is affine in the
-//! states and the inputs, `x' = a x + b(w)`: the derivative of the state
-//! derivatives along a seed `(dx, dw)` is `a dx + b(w + dw) - b(w)`, exact for
-//! the mode to rounding (see `Exchange::directional`). The adjoint derivative
+//! In Continuous-Time Mode the mode is frozen. A linear model's mode is
+//! affine in the states and the inputs, `x' = a x + b(w)`: the derivative of
+//! the state derivatives along a seed `(dx, dw)` is `a dx + b(w + dw) - b(w)`,
+//! exact for the mode to rounding (see `Exchange::directional`). A nonlinear
+//! model's comes from the gradient pass of its programs, along states (inputs
+//! as knowns are refused with the reason). The adjoint derivative
 //! `seed^T J` is the transpose: one directional derivative per known, each
 //! along that known alone. Only state derivatives are unknowns and only states
 //! and inputs knowns; anything else is refused with its name. Nothing
@@ -19,8 +21,10 @@ use super::{FmiError, FmiResult, Instance};
 impl Instance {
     /// `fmi2GetDirectionalDerivative` of the current mode's ODE: the
     /// derivatives of the `unknowns` (state derivatives) along the seed `seed`
-    /// of the `knowns` (states and inputs). Exact for the mode: its ODE is
-    /// affine in both. Other unknowns or knowns are refused with their names.
+    /// of the `knowns` (states and inputs). Exact for a linear model's mode,
+    /// whose ODE is affine in both; a nonlinear model's by automatic
+    /// differentiation, along states only (see `scheme::exchange::directional`).
+    /// Other unknowns or knowns are refused with their names.
     pub fn directional_derivative(
         &mut self,
         unknowns: &[u32],

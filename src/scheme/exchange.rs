@@ -90,7 +90,7 @@ pub enum EventOutcome {
 }
 
 /// The Model Exchange workspace of a first-order model, sized once.
-pub struct Exchange<M = ModeSystem> {
+pub struct Exchange<M> {
     atol: f64,
     mode: M,
     active: Vec<Bound>,
@@ -156,18 +156,11 @@ pub struct Exchange<M = ModeSystem> {
     iterate_saved: Vec<f64>,
 }
 
-impl Exchange {
-    /// The engine of a first-order LCS (linear modes), see [`Exchange::of_kind`].
-    pub fn new(nx: usize, nu: usize, nw: usize, atol: f64) -> Self {
-        Self::of_kind(nx, nu, nw, atol)
-    }
-}
-
 impl<M: ExchangeMode> Exchange<M> {
     /// A workspace for `nx` states, `nu` pairs and `nw` inputs; `atol` is the
     /// state tolerance within which guards count as zero (the importer's
     /// integrator locates events to about that).
-    pub fn of_kind(nx: usize, nu: usize, nw: usize, atol: f64) -> Self {
+    pub fn new(nx: usize, nu: usize, nw: usize, atol: f64) -> Self {
         Exchange {
             atol,
             mode: M::sized(nx, nu, nw),

@@ -17,7 +17,7 @@
 
 use lcsfmu::lcs::Lcs;
 use lcsfmu::model::{validate, Model};
-use lcsfmu::scheme::exchange::{EventOutcome, Exchange};
+use lcsfmu::scheme::exchange::{EventOutcome, LinearExchange};
 use std::path::Path;
 
 fn model(stem: &str) -> Model {
@@ -40,7 +40,7 @@ fn run(stem: &str, h: f64, input: impl Fn(f64) -> Vec<f64>, samples: &[f64]) -> 
     let mut lcs = Lcs::new(&m);
     lcs.assemble(&m, &m.default_parameters()).unwrap();
     let (nx, nu) = (m.nx(), m.nu());
-    let mut ex = Exchange::new(nx, nu, m.nw(), 1e-10);
+    let mut ex = LinearExchange::new(nx, nu, m.nw(), 1e-10);
     let mut x: Vec<f64> = m.states.iter().map(|s| s.start).collect();
     let mut t = 0.0;
     ex.enter(&lcs, t, &mut x, &input(t)).unwrap();
@@ -52,8 +52,8 @@ fn run(stem: &str, h: f64, input: impl Fn(f64) -> Vec<f64>, samples: &[f64]) -> 
     };
     let mut next_sample = 0;
     let stop = *samples.last().unwrap();
-    let rk4 = |ex: &mut Exchange, x: &[f64], t: f64, h: f64| -> Vec<f64> {
-        let f = |ex: &mut Exchange, x: &[f64], t: f64| {
+    let rk4 = |ex: &mut LinearExchange, x: &[f64], t: f64, h: f64| -> Vec<f64> {
+        let f = |ex: &mut LinearExchange, x: &[f64], t: f64| {
             let mut d = vec![0.0; nx];
             ex.derivatives(&lcs, t, x, &input(t), &mut d).unwrap();
             d
@@ -197,7 +197,7 @@ fn crowded_events_slide_the_switching_pairs_or_fail_with_the_reason() {
     let m = model("sign_spiral");
     let mut lcs = Lcs::new(&m);
     lcs.assemble(&m, &m.default_parameters()).unwrap();
-    let mut ex = Exchange::new(m.nx(), m.nu(), m.nw(), 1e-10);
+    let mut ex = LinearExchange::new(m.nx(), m.nu(), m.nw(), 1e-10);
     let mut x = vec![-1.0, 1.0];
     ex.enter(&lcs, 0.0, &mut x, &[]).unwrap();
     // The first axis crossing (t = 1/3, x = (0, 4/3)): a switch.
@@ -215,7 +215,7 @@ fn crowded_events_slide_the_switching_pairs_or_fail_with_the_reason() {
     assert_eq!(ex.active_set(), mode.as_slice());
     assert_eq!(x, vec![-1e-6, 4.0 / 3.0]);
     // Where the pairs can slide (at the origin), an accumulation ends there.
-    let mut ex = Exchange::new(m.nx(), m.nu(), m.nw(), 1e-10);
+    let mut ex = LinearExchange::new(m.nx(), m.nu(), m.nw(), 1e-10);
     let mut x = vec![1e-3, -1e-3];
     ex.enter(&lcs, 0.0, &mut x, &[]).unwrap();
     // Both pairs switch (the spiral's axis crossings near the origin) ...

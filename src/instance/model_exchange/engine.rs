@@ -34,9 +34,9 @@ impl Engine {
     pub fn new(model: &Model, atol: f64) -> Self {
         let (nx, nu, nw) = (model.nx(), model.nu(), model.nw());
         if model.nonlinear_dynamics() {
-            Engine::Nonlinear(NonlinearExchange::of_kind(nx, nu, nw, atol))
+            Engine::Nonlinear(NonlinearExchange::new(nx, nu, nw, atol))
         } else {
-            Engine::Linear(LinearExchange::of_kind(nx, nu, nw, atol))
+            Engine::Linear(LinearExchange::new(nx, nu, nw, atol))
         }
     }
 

@@ -26,6 +26,7 @@ impl Instance {
             states: self.states.clone(),
             pairs: self.pairs.clone(),
             active_set: self.active_set().to_vec(),
+            trend: self.stepper.trend(),
             exchange: self.exchange_snapshot(),
         }
     }
@@ -87,6 +88,7 @@ impl Instance {
         self.states.copy_from_slice(&s.states);
         self.pairs.copy_from_slice(&s.pairs);
         self.stepper.restore(s.cached_step, &s.active_set);
+        self.stepper.restore_trend(s.trend.as_ref());
         self.restore_exchange(s);
         self.feedthrough.invalidate();
         // An event a restored step stopped at is met again by the next step.

@@ -18,6 +18,10 @@
 //! iterate (0 for a linear model) | f64 pending and handled time event
 //! brackets (NaN: none), time since which the levels are known` (see
 //! [`crate::scheme::exchange::History`]; the last three from version 3 on).
+//! The trend part (flag 32, from version 4 on; an instance whose Newton
+//! predictor continues a trend, see [`crate::scheme::trend`]) is `f64 step
+//! size, end time | f64 per state: right-hand side`, written before the
+//! Model Exchange part.
 //! Reading checks every part, so truncated, corrupted or foreign bytes are
 //! refused with a reason.
 
@@ -26,18 +30,20 @@ use crate::lcp::Bound;
 
 mod exchange_part;
 
+use crate::scheme::trend::Trend;
 pub use exchange_part::ExchangeState;
 use exchange_part::{read_exchange, write_exchange};
 
 const MAGIC: &[u8; 4] = b"LCSF";
 /// 2 added the Model Exchange part, 3 its nonlinear engine's iterate and time
-/// events; states of versions 1 and 2 are read too.
-const VERSION: u16 = 3;
+/// events, 4 the trend; states of versions 1 to 3 are read too.
+const VERSION: u16 = 4;
 const TERMINATED: u8 = 1;
 const CONSISTENT: u8 = 2;
 const STOP_DEFINED: u8 = 4;
 const EXCHANGE: u8 = 8;
 const TOLERANCE_DEFINED: u8 = 16;
+const TREND: u8 = 32;
 
 /// The dynamic data of an instance.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +63,8 @@ pub struct Snapshot {
     pub states: Vec<f64>,
     pub pairs: Vec<f64>,
     pub active_set: Vec<Bound>,
+    /// The Newton predictor's trend, when it continues one.
+    pub trend: Option<Trend>,
     /// Of a Model Exchange instance.
     pub exchange: Option<ExchangeState>,
 }
@@ -95,6 +103,7 @@ impl Snapshot {
                 0
             })
             | (if self.exchange.is_some() { EXCHANGE } else { 0 })
+            | (if self.trend.is_some() { TREND } else { 0 })
             | (match &self.exchange {
                 Some(ExchangeState {
                     tolerance: Some(_), ..
@@ -129,6 +138,11 @@ impl Snapshot {
             b.extend_from_slice(&v.to_le_bytes());
         }
         b.extend(self.active_set.iter().map(|s| *s as u8));
+        if let Some(trend) = &self.trend {
+            for v in [trend.h, trend.t].iter().chain(&trend.rhs) {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+        }
         if let Some(me) = &self.exchange {
             write_exchange(&mut b, me);
         }
@@ -196,6 +210,23 @@ impl Snapshot {
                 _ => Err("FMU state has an invalid active set".to_string()),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let trend = if flags & TREND != 0 {
+            if version < 4 {
+                return Err(format!(
+                    "FMU state format version {version} has no trend part"
+                ));
+            }
+            let (h, t) = (r.f64()?, r.f64()?);
+            let rhs = (0..sizes.nx)
+                .map(|_| r.f64())
+                .collect::<Result<Vec<f64>, String>>()?;
+            if !(h > 0.0 && h.is_finite() && t.is_finite() && rhs.iter().all(|v| v.is_finite())) {
+                return Err("FMU state has an unusable trend (a step size that is not positive, or non-finite values)".into());
+            }
+            Some(Trend { h, t, rhs })
+        } else {
+            None
+        };
         let exchange = if flags & EXCHANGE != 0 {
             if version == 1 {
                 return Err("FMU state format version 1 has no Model Exchange part".into());
@@ -235,6 +266,7 @@ impl Snapshot {
             states,
             pairs,
             active_set,
+            trend,
             exchange,
         })
     }
@@ -282,118 +314,4 @@ impl Reader<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scheme::exchange::History;
-
-    fn sample() -> Snapshot {
-        Snapshot {
-            phase: Phase::StepComplete,
-            time: 0.4,
-            start_time: 0.0,
-            stop_time: Some(2.0),
-            last_successful_time: 0.4,
-            terminated: false,
-            consistent: true,
-            cached_step: 0.2,
-            params: vec![1.0, 2.5],
-            inputs: vec![-3.0],
-            states: vec![0.1, -0.2],
-            pairs: vec![1.0, -1.0],
-            active_set: vec![Bound::Upper, Bound::Lower],
-            exchange: None,
-        }
-    }
-
-    fn sample_exchange() -> Snapshot {
-        Snapshot {
-            phase: Phase::ContinuousTimeMode,
-            exchange: Some(ExchangeState {
-                tolerance: Some(1e-6),
-                engine: History {
-                    atol: 1e-6,
-                    active: vec![Bound::Upper, Bound::Lower],
-                    events: 3,
-                    last_event: 0.25,
-                    changed_at: vec![2, u64::MAX],
-                    step_start: vec![0.1, -0.19],
-                    path: 0.5,
-                    path_since_event_before: 0.75,
-                    steps_since_event: 4,
-                    steps_between_events: u64::MAX,
-                    overshoot: true,
-                    overshoot_before: false,
-                    iterate: vec![0.5, -0.25],
-                    next_jump: Some((0.5, 0.5f64.next_up())),
-                    jump: None,
-                    levels_at: 0.25,
-                },
-            }),
-            ..sample()
-        }
-    }
-    const SIZES: Sizes = Sizes {
-        np: 2,
-        nw: 1,
-        nx: 2,
-        nu: 2,
-    };
-
-    #[test]
-    fn round_trip_is_exact() {
-        for s in [sample(), sample_exchange()] {
-            let bytes = s.to_bytes("{guid}");
-            assert_eq!(Snapshot::from_bytes(&bytes, "{guid}", SIZES).unwrap(), s);
-        }
-        let mut first = sample_exchange();
-        first.exchange.as_mut().unwrap().engine.last_event = f64::NEG_INFINITY;
-        let bytes = first.to_bytes("{guid}");
-        assert_eq!(
-            Snapshot::from_bytes(&bytes, "{guid}", SIZES).unwrap(),
-            first
-        );
-    }
-
-    #[test]
-    fn unusable_model_exchange_parts_are_refused_with_the_reason() {
-        let refused = |edit: &dyn Fn(&mut History)| {
-            let mut s = sample_exchange();
-            edit(&mut s.exchange.as_mut().unwrap().engine);
-            Snapshot::from_bytes(&s.to_bytes("{guid}"), "{guid}", SIZES).unwrap_err()
-        };
-        assert!(refused(&|h| h.atol = 0.0).contains("event tolerance"));
-        assert!(refused(&|h| h.last_event = f64::NAN).contains("last event"));
-        assert!(refused(&|h| h.changed_at[1] = 9).contains("after the last event"));
-        assert!(refused(&|h| h.step_start[0] = f64::INFINITY).contains("not finite"));
-        assert!(refused(&|h| h.path = -1.0).contains("not finite"));
-    }
-
-    #[test]
-    fn damaged_bytes_are_refused_with_a_reason() {
-        let bytes = sample().to_bytes("{guid}");
-        let err = |b: &[u8], g: &str, s: Sizes| Snapshot::from_bytes(b, g, s).unwrap_err();
-        assert!(err(&bytes, "{other}", SIZES).contains("different model"));
-        assert!(err(&bytes, "{guid}", Sizes { nu: 3, ..SIZES }).contains("sizes"));
-        for cut in [0, 3, 10, bytes.len() - 1] {
-            assert!(
-                Snapshot::from_bytes(&bytes[..cut], "{guid}", SIZES).is_err(),
-                "cut at {cut}"
-            );
-        }
-        let mut flipped = bytes.clone();
-        flipped[30] ^= 0x40;
-        assert!(err(&flipped, "{guid}", SIZES).contains("checksum"));
-        let mut s: u64 = 7;
-        for len in 0..300 {
-            let junk: Vec<u8> = (0..len)
-                .map(|_| {
-                    s = s
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    (s >> 56) as u8
-                })
-                .collect();
-            assert!(Snapshot::from_bytes(&junk, "{guid}", SIZES).is_err());
-        }
-    }
-}
+mod tests;

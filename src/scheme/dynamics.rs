@@ -200,7 +200,9 @@ impl Fallback for NewtonStepper {
         t: f64,
         h: f64,
     ) -> Result<lcp::Info, StepError> {
-        self.step(lcs, x, u, w, t, h)
+        // The event-driven stretches between these steps move the state:
+        // no trend runs from one to the next.
+        self.step_alone(lcs, x, u, w, t, h)
     }
     fn result(&self) -> (&[f64], &[f64]) {
         (&self.x_next, &self.u_next)

@@ -26,6 +26,7 @@ mod projection;
 mod residual;
 mod rk;
 mod theta;
+pub mod trend;
 
 pub use event::{EventLog, EventStepper, NonlinearEventStepper, StepReport};
 pub use mech_newton::MechNewtonStepper;
@@ -331,6 +332,22 @@ impl Stepper {
     /// on the next step from the same data, so they come out bit-identical.
     pub fn restore(&mut self, cached_step: f64, active_set: &[Bound]) {
         each!(self, s => s.restore(cached_step, active_set))
+    }
+
+    /// The first-order Newton step's predictor trend, saved with FMU states
+    /// (the other schemes keep none).
+    pub fn trend(&self) -> Option<trend::Trend> {
+        match self {
+            Stepper::Newton(s) => s.trend(),
+            _ => None,
+        }
+    }
+
+    /// Returns to a saved trend, after [`Stepper::restore`].
+    pub fn restore_trend(&mut self, saved: Option<&trend::Trend>) {
+        if let Stepper::Newton(s) = self {
+            s.restore_trend(saved);
+        }
     }
 
     /// One step of size `h` from state `x` and multipliers `u` at time `t`

@@ -16,9 +16,10 @@
 //! LCP is the verified [`Solver`], warm-started from the previous iteration's
 //! (and, across steps, the previous step's) active set; the iteration
 //! starts from the previous step's multipliers and from the explicit θ-step
-//! from its state, `x - R(x, u)`, when that lowers the states' residual
-//! (`NewtonStepper::predict`): all of it read from the FMU state, so a
-//! restored run repeats bit for bit.
+//! from its state, `x - R(x, u)`, continued along the right-hand side's
+//! trend over the last step ([`super::trend`]), when that lowers the states'
+//! residual (`NewtonStepper::predict`): all of it read from the FMU state, so
+//! a restored run repeats bit for bit.
 //!
 //! Globalization: a backtracking line search on the natural residual
 //! `Φ = (R, ū - mid(lo, hi, ū - c))`, each component divided by its scale
@@ -44,6 +45,7 @@
 
 use super::memo::PointMemo;
 use super::residual::{EndJacobian, Residual, StepData};
+use super::trend::{RhsTrend, Trend};
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
@@ -86,6 +88,8 @@ pub struct NewtonStepper {
     fu0: DMatrix<f64>,
     /// `f` where the last step converged (see [`PointMemo`]).
     memo: PointMemo,
+    /// `f` at the last step's start, which the predictor extrapolates from.
+    trend: RhsTrend,
     /// `J_x⁻¹ J_u`.
     g: DMatrix<f64>,
     /// `J_x⁻¹ R`.
@@ -126,6 +130,7 @@ impl NewtonStepper {
             jacobian_at_iterate: false,
             fu0: m(nx, nu),
             memo: PointMemo::new(nx + nu + nw, nx),
+            trend: RhsTrend::new(nx),
             g: m(nx, nu),
             a: v(nx),
             lu: Lu::new(nx),
@@ -156,6 +161,7 @@ impl NewtonStepper {
     pub fn invalidate(&mut self) {
         self.size.invalidate();
         self.memo.forget();
+        self.trend.forget();
         self.bounds_new = true;
     }
 
@@ -167,6 +173,7 @@ impl NewtonStepper {
         self.solver.reset_active_set();
         self.size.forget();
         self.memo.forget();
+        self.trend.forget();
         self.bounds_new = true;
         self.stats = NewtonStats::default();
     }
@@ -178,8 +185,19 @@ impl NewtonStepper {
     pub fn restore(&mut self, cached_step: f64, active_set: &[lcp::Bound]) {
         self.size.restore(cached_step);
         self.memo.forget();
+        self.trend.forget();
         self.bounds_new = true;
         self.solver.set_active_set(active_set);
+    }
+
+    /// The predictor's trend, saved with FMU states.
+    pub fn trend(&self) -> Option<Trend> {
+        self.trend.saved()
+    }
+
+    /// Returns to a saved trend (after [`NewtonStepper::restore`]).
+    pub fn restore_trend(&mut self, saved: Option<&Trend>) {
+        self.trend.restore(saved);
     }
 
     pub fn take_result(&mut self, x: &mut Vec<f64>, u: &mut Vec<f64>) {
@@ -199,7 +217,23 @@ impl NewtonStepper {
         h: f64,
     ) -> Result<lcp::Info, StepError> {
         self.size.set(h);
-        self.solve(StepData { lcs, x, w, t, h }, u)
+        self.solve(StepData { lcs, x, w, t, h }, u, true)
+    }
+
+    /// [`NewtonStepper::step`] without the trend, which it also ends: for
+    /// steps that do not follow each other (the event-driven scheme's
+    /// fallback, between stretches of its own integration).
+    pub fn step_alone(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        u: &[f64],
+        w: &[f64],
+        t: f64,
+        h: f64,
+    ) -> Result<lcp::Info, StepError> {
+        self.size.set(h);
+        self.solve(StepData { lcs, x, w, t, h }, u, false)
     }
 
     /// The multipliers consistent with `x` and `w` at time `t`: the step with
@@ -225,6 +259,7 @@ impl NewtonStepper {
                 h: 0.0,
             },
             &u0,
+            false,
         );
         self.stats = stats;
         result
@@ -347,8 +382,9 @@ impl NewtonStepper {
         Ok(())
     }
 
-    /// The Newton–Josephy iteration from `(d.x, u)`.
-    fn solve(&mut self, d: StepData, u: &[f64]) -> Result<lcp::Info, StepError> {
+    /// The Newton–Josephy iteration from `(d.x, u)`, its predictor continuing
+    /// the trend when `extrapolate`.
+    fn solve(&mut self, d: StepData, u: &[f64], extrapolate: bool) -> Result<lcp::Info, StepError> {
         let (nx, nu) = (self.nx, self.nu);
         self.problem.lo.copy_from(&d.lcs.lo);
         self.problem.hi.copy_from(&d.lcs.hi);
@@ -357,7 +393,7 @@ impl NewtonStepper {
             self.u_bar[j] = u[j].max(d.lcs.lo[j]).min(d.lcs.hi[j]);
         }
         self.jacobian_at_iterate = false;
-        if !self.predict(d) {
+        if !self.predict(d, extrapolate) {
             self.cur
                 .evaluate(self.theta, d, &self.x_bar, &self.u_bar, None);
         }
@@ -424,12 +460,17 @@ impl NewtonStepper {
     }
 
     /// Moves the first iterate from the step's start `(x, ū)` to the
-    /// explicit θ-step `x̃ = x - R(x, ū)` when that lowers the states' part
-    /// of the merit (both measured with the scales at `x̃`); `ū` stays.
+    /// explicit θ-step `x̃ = x - R(x, ū)`, plus `hθ (h / h₋)(f - f₋)` when
+    /// the step continues the trend (`f = f(x, ū)` at the step's end time,
+    /// `f₋` the same at the last step's start: the secant of `f` over that
+    /// step extrapolated to this one's end, see [`super::trend`]), when
+    /// that lowers the states' part of the merit (both measured with the
+    /// scales at `x̃`); `ū` stays.
     /// Returns whether it did, with `cur` evaluated at `x̃`; otherwise the
     /// caller evaluates `cur` at the start. Newton from `x` has an error of
-    /// `O(h)` to remove, from `x̃` one of `O(h²)`: one iteration then usually
-    /// passes the convergence test where two were needed. Only `R`'s states
+    /// `O(h)` to remove, from the explicit step one of `O(h²)`, with the
+    /// trend one of `O(h³)`: one iteration then usually passes the
+    /// convergence test where two were needed. Only `R`'s states
     /// part is evaluated at `x` (the relation and the full test are not
     /// needed there): at an equilibrium `R(x, ū) = 0`, `x̃ = x` is kept and
     /// the loop's test accepts it as before. The merit test keeps a stiff
@@ -438,7 +479,7 @@ impl NewtonStepper {
     /// iteration then solves the step exactly from anywhere, and the start
     /// stays `x`). It reads only the step's data, so a restored FMU state
     /// repeats it bit for bit.
-    fn predict(&mut self, d: StepData) -> bool {
+    fn predict(&mut self, d: StepData, extrapolate: bool) -> bool {
         let nx = self.nx;
         let wanted = d.h > 0.0
             && d.lcs
@@ -452,6 +493,16 @@ impl NewtonStepper {
             .evaluate_states(self.theta, d, &self.x_bar, &self.u_bar, &self.memo);
         for i in 0..nx {
             self.x_try[i] = self.x_bar[i] - self.cur.phi[i];
+        }
+        if extrapolate {
+            let f = &self.cur.f1;
+            if let Some((ratio, f_last)) = self.trend.secant(d.t, d.h) {
+                let along = d.h * self.theta * ratio;
+                for i in 0..nx {
+                    self.x_try[i] += along * (f[i] - f_last[i]);
+                }
+            }
+            self.trend.propose(f);
         }
         self.u_try.copy_from_slice(&self.u_bar);
         // With the Jacobians: from x̃ the iteration usually linearizes next.
@@ -517,6 +568,7 @@ impl NewtonStepper {
             return Err(StepError::NotFinite);
         }
         self.iterations = solves;
+        self.trend.accept(d.t, d.h);
         let s = &mut self.stats;
         s.histogram[solves.min(s.histogram.len() - 1)] += 1;
         s.worst_residual = s.worst_residual.max(worst);

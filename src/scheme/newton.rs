@@ -39,9 +39,16 @@
 //! by it. `TOL = 1e-10` sits five orders above the rounding of those sums
 //! and, with quadratic convergence, costs at most one iteration more than a
 //! looser bound.
+//!
+//! This file holds the workspace and the loop; `linearization` forms and
+//! solves each iteration's LCP, `search` the predicted start and the line
+//! search.
 
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
+
+mod linearization;
+mod search;
 
 use super::memo::PointMemo;
 use super::residual::{EndJacobian, Residual, StepData};
@@ -50,7 +57,6 @@ use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
 use crate::linalg::Lu;
-use crate::model::program::Point;
 use nalgebra::{DMatrix, DVector};
 
 /// Relative tolerance of the convergence test (see the module's text).
@@ -58,8 +64,6 @@ pub const TOL: f64 = 1e-10;
 /// Newton iterations (LCP solves) per step before the step is given up
 /// (Siconos' TimeStepping allows 50).
 pub const MAX_ITERATIONS: usize = 50;
-/// Halvings of the line search before it is given up.
-const MAX_HALVINGS: usize = 30;
 
 /// What the Newton iterations of a run took.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -294,94 +298,6 @@ impl NewtonStepper {
         Ok(self.problem.m.clone())
     }
 
-    /// Builds the LCP of the linearization at `(x_bar, u_bar)` (with `cur`
-    /// evaluated there) and `a`, `g` for the state update.
-    fn linearize(&mut self, d: StepData) -> Result<(), StepError> {
-        let Some(ncs) = d.lcs.nl.as_ref() else {
-            return Err(StepError::NotFinite);
-        };
-        let (nx, nu, theta, h) = (self.nx, self.nu, self.theta, d.h);
-        let end = Point {
-            x: &self.x_bar,
-            u: &self.u_bar,
-            w: d.w,
-            t: d.t + h,
-        };
-        let j = &mut self.end;
-        if !self.jacobian_at_iterate {
-            ncs.rhs_jacobian(d.lcs, &end, Some(&mut j.fx), &mut j.fu);
-            ncs.relation_jacobian(d.lcs, &end, &mut j.cx, &mut j.cu);
-        }
-        // `fx` becomes `J_x` below: the next iterate needs its own.
-        self.jacobian_at_iterate = false;
-        if theta < 1.0 {
-            let start = Point {
-                x: d.x,
-                u: &self.u_bar,
-                w: d.w,
-                t: d.t,
-            };
-            ncs.rhs_jacobian(d.lcs, &start, None, &mut self.fu0);
-        } else {
-            self.fu0.fill(0.0);
-        }
-        // fx becomes J_x = I - hθ ∂f/∂x, g becomes J_u, then J_x⁻¹ J_u.
-        // The loops run over the column-major slices: indexing the matrices
-        // entry by entry cost a bounds check and a reload of their shapes per
-        // entry, which was most of this function for small models.
-        let fx = j.fx.as_mut_slice();
-        for v in fx.iter_mut() {
-            *v *= -h * theta;
-        }
-        for i in 0..nx {
-            fx[i * nx + i] += 1.0;
-        }
-        if !self.lu.factor(&j.fx) {
-            return Err(StepError::SingularIteration { h });
-        }
-        let (fu1, fu0) = (j.fu.as_slice(), self.fu0.as_slice());
-        for ((g, a1), a0) in self.g.as_mut_slice().iter_mut().zip(fu1).zip(fu0) {
-            *g = -h * (theta * a1 + (1.0 - theta) * a0);
-        }
-        self.lu.solve_columns(&mut self.g);
-        self.a.copy_from_slice(&self.cur.phi[..nx]);
-        self.lu.solve(&mut self.a);
-        // M = C_u - C_x g, q = c - C_x a - M ū.
-        let p = &mut self.problem;
-        let (cx, g) = (j.cx.as_slice(), self.g.as_slice());
-        let m = p.m.as_mut_slice();
-        m.copy_from_slice(j.cu.as_slice());
-        for j in 0..nu {
-            let gj = &g[j * nx..(j + 1) * nx];
-            for i in 0..nu {
-                let mut s = 0.0;
-                for k in 0..nx {
-                    s += cx[k * nu + i] * gj[k];
-                }
-                m[j * nu + i] -= s;
-            }
-        }
-        for i in 0..nu {
-            let mut q = self.cur.c[i];
-            for k in 0..nx {
-                q -= cx[k * nu + i] * self.a[k];
-            }
-            for j in 0..nu {
-                q -= m[j * nu + i] * self.u_bar[j];
-            }
-            p.q[i] = q;
-        }
-        // The bounds are the assembly's (copied at each step's start): checked
-        // once after it, not at every linearization.
-        if self.bounds_new {
-            self.solver.matrix_changed();
-            self.bounds_new = false;
-        } else {
-            self.solver.matrix_values_changed();
-        }
-        Ok(())
-    }
-
     /// The Newton–Josephy iteration from `(d.x, u)`, its predictor continuing
     /// the trend when `extrapolate`.
     fn solve(&mut self, d: StepData, u: &[f64], extrapolate: bool) -> Result<lcp::Info, StepError> {
@@ -440,114 +356,6 @@ impl NewtonStepper {
                 });
             }
         }
-    }
-
-    /// The linearization's LCP into `u_try` (and `y_next`). A model with at
-    /// most four pairs calls the solver at its size as a constant
-    /// ([`Solver::solve_with`]: the same operations in the same order as
-    /// [`Solver::solve`], so the same numbers), so its warm start and its
-    /// verification run with their loops unrolled, as the linear step's do.
-    fn solve_lcp(&mut self) -> lcp::Info {
-        let (p, u, y) = (&self.problem, &mut self.u_try, &mut self.y_next);
-        let q = p.q.as_slice();
-        match self.nu {
-            1 => self.solver.solve_with(1, p, q, u, y),
-            2 => self.solver.solve_with(2, p, q, u, y),
-            3 => self.solver.solve_with(3, p, q, u, y),
-            4 => self.solver.solve_with(4, p, q, u, y),
-            _ => self.solver.solve(p, u, y),
-        }
-    }
-
-    /// Moves the first iterate from the step's start `(x, ū)` to the
-    /// explicit θ-step `x̃ = x - R(x, ū)`, plus `hθ (h / h₋)(f - f₋)` when
-    /// the step continues the trend (`f = f(x, ū)` at the step's end time,
-    /// `f₋` the same at the last step's start: the secant of `f` over that
-    /// step extrapolated to this one's end, see [`super::trend`]), when
-    /// that lowers the states' part of the merit (both measured with the
-    /// scales at `x̃`); `ū` stays.
-    /// Returns whether it did, with `cur` evaluated at `x̃`; otherwise the
-    /// caller evaluates `cur` at the start. Newton from `x` has an error of
-    /// `O(h)` to remove, from the explicit step one of `O(h²)`, with the
-    /// trend one of `O(h³)`: one iteration then usually passes the
-    /// convergence test where two were needed. Only `R`'s states
-    /// part is evaluated at `x` (the relation and the full test are not
-    /// needed there): at an equilibrium `R(x, ū) = 0`, `x̃ = x` is kept and
-    /// the loop's test accepts it as before. The merit test keeps a stiff
-    /// model, whose explicit step overshoots, at `x`. Skipped for `h = 0`
-    /// and when no program is nonlinear in the states and pairs (the
-    /// iteration then solves the step exactly from anywhere, and the start
-    /// stays `x`). It reads only the step's data, so a restored FMU state
-    /// repeats it bit for bit.
-    fn predict(&mut self, d: StepData, extrapolate: bool) -> bool {
-        let nx = self.nx;
-        let wanted = d.h > 0.0
-            && d.lcs
-                .nl
-                .as_ref()
-                .is_some_and(|ncs| ncs.nonlinear_in_unknowns());
-        if !wanted {
-            return false;
-        }
-        self.cur
-            .evaluate_states(self.theta, d, &self.x_bar, &self.u_bar, &self.memo);
-        for i in 0..nx {
-            self.x_try[i] = self.x_bar[i] - self.cur.phi[i];
-        }
-        if extrapolate {
-            let f = &self.cur.f1;
-            if let Some((ratio, f_last)) = self.trend.secant(d.t, d.h) {
-                let along = d.h * self.theta * ratio;
-                for i in 0..nx {
-                    self.x_try[i] += along * (f[i] - f_last[i]);
-                }
-            }
-            self.trend.propose(f);
-        }
-        self.u_try.copy_from_slice(&self.u_bar);
-        // With the Jacobians: from x̃ the iteration usually linearizes next.
-        let jac = Some(&mut self.end);
-        self.trial
-            .evaluate(self.theta, d, &self.x_try, &self.u_try, jac);
-        let scale = &self.trial.scale;
-        if self.trial.merit_of(scale, nx) <= self.cur.merit_of(scale, nx) {
-            std::mem::swap(&mut self.x_bar, &mut self.x_try);
-            std::mem::swap(&mut self.cur, &mut self.trial);
-            self.jacobian_at_iterate = true;
-            return true;
-        }
-        false
-    }
-
-    /// Moves along `(dx, du)` to the first point that decreases the merit
-    /// enough; false when none does.
-    fn line_search(&mut self, d: StepData) -> bool {
-        let merit = self.cur.merit(&self.cur.scale);
-        let mut alpha = 1.0;
-        let mut found = false;
-        for halving in 0..=MAX_HALVINGS {
-            for i in 0..self.nx {
-                self.x_try[i] = self.x_bar[i] + alpha * self.dx[i];
-            }
-            for j in 0..self.nu {
-                self.u_try[j] = self.u_bar[j] + alpha * self.du[j];
-            }
-            self.trial
-                .evaluate(self.theta, d, &self.x_try, &self.u_try, None);
-            let m = self.trial.merit(&self.cur.scale);
-            if m <= (1.0 - 1e-4 * alpha) * merit {
-                self.stats.backtracks += halving;
-                found = true;
-                break;
-            }
-            alpha *= 0.5;
-        }
-        if found {
-            std::mem::swap(&mut self.x_bar, &mut self.x_try);
-            std::mem::swap(&mut self.u_bar, &mut self.u_try);
-            std::mem::swap(&mut self.cur, &mut self.trial);
-        }
-        found
     }
 
     fn accept(

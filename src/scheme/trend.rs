@@ -12,7 +12,7 @@
 //! adds `hθ (h / h₋)(f - f₋)` (see `NewtonStepper::predict`, whose merit test
 //! still falls back to the step's start when the prediction is worse).
 //!
-//! [`RhsTrend`] keeps `f₋` (the right-hand side at the start of the last
+//! `RhsTrend` keeps `f₋` (the right-hand side at the start of the last
 //! accepted step, as that step's predictor evaluated it), the step's size
 //! and the time it ended at; a step uses it only when it starts where that
 //! one ended, with a size within a factor of 2. It is part of FMU states

@@ -1,0 +1,104 @@
+//! Where the Newton–Josephy iteration starts and how far each iteration
+//! moves: the predicted start (the explicit θ-step, continued along the
+//! right-hand side's trend, kept when it lowers the states' residual) and
+//! the backtracking line search on the natural residual that globalizes the
+//! iteration. See [`super`] for the iteration and its convergence test.
+
+use super::NewtonStepper;
+use crate::scheme::residual::StepData;
+
+/// Halvings of the line search before it is given up.
+const MAX_HALVINGS: usize = 30;
+
+impl NewtonStepper {
+    /// Moves the first iterate from the step's start `(x, ū)` to the
+    /// explicit θ-step `x̃ = x - R(x, ū)`, plus `hθ (h / h₋)(f - f₋)` when
+    /// the step continues the trend (`f = f(x, ū)` at the step's end time,
+    /// `f₋` the same at the last step's start: the secant of `f` over that
+    /// step extrapolated to this one's end, see [`crate::scheme::trend`]), when
+    /// that lowers the states' part of the merit (both measured with the
+    /// scales at `x̃`); `ū` stays.
+    /// Returns whether it did, with `cur` evaluated at `x̃`; otherwise the
+    /// caller evaluates `cur` at the start. Newton from `x` has an error of
+    /// `O(h)` to remove, from the explicit step one of `O(h²)`, with the
+    /// trend one of `O(h³)`: one iteration then usually passes the
+    /// convergence test where two were needed. Only `R`'s states
+    /// part is evaluated at `x` (the relation and the full test are not
+    /// needed there): at an equilibrium `R(x, ū) = 0`, `x̃ = x` is kept and
+    /// the loop's test accepts it as before. The merit test keeps a stiff
+    /// model, whose explicit step overshoots, at `x`. Skipped for `h = 0`
+    /// and when no program is nonlinear in the states and pairs (the
+    /// iteration then solves the step exactly from anywhere, and the start
+    /// stays `x`). It reads only the step's data, so a restored FMU state
+    /// repeats it bit for bit.
+    pub(super) fn predict(&mut self, d: StepData, extrapolate: bool) -> bool {
+        let nx = self.nx;
+        let wanted = d.h > 0.0
+            && d.lcs
+                .nl
+                .as_ref()
+                .is_some_and(|ncs| ncs.nonlinear_in_unknowns());
+        if !wanted {
+            return false;
+        }
+        self.cur
+            .evaluate_states(self.theta, d, &self.x_bar, &self.u_bar, &self.memo);
+        for i in 0..nx {
+            self.x_try[i] = self.x_bar[i] - self.cur.phi[i];
+        }
+        if extrapolate {
+            let f = &self.cur.f1;
+            if let Some((ratio, f_last)) = self.trend.secant(d.t, d.h) {
+                let along = d.h * self.theta * ratio;
+                for i in 0..nx {
+                    self.x_try[i] += along * (f[i] - f_last[i]);
+                }
+            }
+            self.trend.propose(f);
+        }
+        self.u_try.copy_from_slice(&self.u_bar);
+        // With the Jacobians: from x̃ the iteration usually linearizes next.
+        let jac = Some(&mut self.end);
+        self.trial
+            .evaluate(self.theta, d, &self.x_try, &self.u_try, jac);
+        let scale = &self.trial.scale;
+        if self.trial.merit_of(scale, nx) <= self.cur.merit_of(scale, nx) {
+            std::mem::swap(&mut self.x_bar, &mut self.x_try);
+            std::mem::swap(&mut self.cur, &mut self.trial);
+            self.jacobian_at_iterate = true;
+            return true;
+        }
+        false
+    }
+
+    /// Moves along `(dx, du)` to the first point that decreases the merit
+    /// enough; false when none does.
+    pub(super) fn line_search(&mut self, d: StepData) -> bool {
+        let merit = self.cur.merit(&self.cur.scale);
+        let mut alpha = 1.0;
+        let mut found = false;
+        for halving in 0..=MAX_HALVINGS {
+            for i in 0..self.nx {
+                self.x_try[i] = self.x_bar[i] + alpha * self.dx[i];
+            }
+            for j in 0..self.nu {
+                self.u_try[j] = self.u_bar[j] + alpha * self.du[j];
+            }
+            self.trial
+                .evaluate(self.theta, d, &self.x_try, &self.u_try, None);
+            let m = self.trial.merit(&self.cur.scale);
+            if m <= (1.0 - 1e-4 * alpha) * merit {
+                self.stats.backtracks += halving;
+                found = true;
+                break;
+            }
+            alpha *= 0.5;
+        }
+        if found {
+            std::mem::swap(&mut self.x_bar, &mut self.x_try);
+            std::mem::swap(&mut self.u_bar, &mut self.u_try);
+            std::mem::swap(&mut self.cur, &mut self.trial);
+        }
+        found
+    }
+}

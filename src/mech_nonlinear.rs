@@ -13,11 +13,16 @@
 //! automatic differentiation (one dual-number pass per variable a program
 //! reads), never finite differences; nothing here allocates after
 //! construction.
+//!
+//! This file holds one row's program and the model's set of them with their
+//! evaluation (the step path); building them, with the Jacobian entries
+//! appended to the linearized patterns, is in `mech_nonlinear/construction.rs`.
+
+mod construction;
 
 use crate::mechanics::{MechSystem, Sparse};
 use crate::model::expr::{Expr, Op};
 use crate::model::gradient::NO_DIRECTION;
-use crate::model::mech_nonlinear::MechNonlinear;
 use crate::model::program::Point;
 
 /// Programs no deeper than this run on a small evaluation stack (clearing the
@@ -159,18 +164,6 @@ impl Program {
 /// one pass per variable.
 const GRADIENT_DIRECTIONS: usize = 4;
 
-/// The slot of `(row, col)` in `m`, appending a zero entry when the pattern
-/// lacks it.
-fn slot_in(m: &mut Sparse, row: usize, col: usize) -> usize {
-    match m.entries.iter().position(|e| e.0 == row && e.1 == col) {
-        Some(s) => s,
-        None => {
-            m.entries.push((row, col, 0.0));
-            m.entries.len() - 1
-        }
-    }
-}
-
 /// The compiled remainders of one mechanical model.
 #[derive(Clone, Debug)]
 pub struct MechPrograms {
@@ -185,64 +178,6 @@ pub struct MechPrograms {
 }
 
 impl MechPrograms {
-    /// The remainders `nl` of the system `sys` (patterns only) over `np` parameters.
-    pub fn new(nl: &MechNonlinear, sys: &MechSystem, np: usize) -> Self {
-        let n = sys.dof;
-        let mut lin = sys.clone();
-        let mut force: Vec<Program> = nl.force.iter().map(|(i, e)| Program::new(*i, e)).collect();
-        for p in &mut force {
-            p.slots = p
-                .reads
-                .iter()
-                .map(|&j| match j {
-                    j if j < n => Slot::Position(slot_in(&mut lin.position_force, p.row, j)),
-                    j if j < 2 * n => {
-                        Slot::Velocity(slot_in(&mut lin.velocity_force, p.row, j - n))
-                    }
-                    _ => Slot::None,
-                })
-                .collect();
-            p.set_directions();
-        }
-        let mut gap: Vec<Program> = nl.gap.iter().map(|(k, e)| Program::new(*k, e)).collect();
-        for p in &mut gap {
-            p.slots = p
-                .reads
-                .iter()
-                .map(|&j| Slot::Position(slot_in(&mut lin.gap, p.row, j)))
-                .collect();
-        }
-        let mut slip = Vec::with_capacity(nl.slip.len());
-        for (k, e) in &nl.slip {
-            let r = sys
-                .friction_contact
-                .iter()
-                .position(|c| c == k)
-                .expect("a slip belongs to a frictional contact");
-            let mut p = Program::new(r, e);
-            p.slots = p
-                .reads
-                .iter()
-                .map(|&j| match j {
-                    j if (n..2 * n).contains(&j) => {
-                        Slot::Velocity(slot_in(&mut lin.slip, r, j - n))
-                    }
-                    _ => Slot::None,
-                })
-                .collect();
-            slip.push(p);
-        }
-        let force_reads_time = force.iter().any(|p| p.expr.reads_time());
-        MechPrograms {
-            force,
-            gap,
-            slip,
-            params: vec![0.0; np],
-            force_reads_time,
-            linearized: Box::new(lin),
-        }
-    }
-
     /// Takes the parameters of a new assembly, folding the programs'
     /// parameter-only subprograms at them (the same numbers, fewer operations
     /// per evaluation).

@@ -44,22 +44,27 @@
 //! The same workspace steps `moreau-jean-projected` (this step, then the
 //! Newton projection of [`projection`]) and `semi-explicit` (its own loop,
 //! [`semi_explicit`]).
+//!
+//! This file holds the workspace and the step's loop; the step's start is in
+//! `start.rs`, one iteration (linearization, LCP, new iterate) and the
+//! acceptance in `iteration.rs`, the convergence test in `residual.rs`.
 
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
+mod iteration;
 mod projection;
 mod residual;
 mod semi_explicit;
+mod start;
 
 use super::contact::{Contacts, Inverse};
 use super::memo::PointMemo;
 use super::newton::{NewtonStats, MAX_ITERATIONS, TOL};
-use super::{tidy, StepError, StepSize};
+use super::{StepError, StepSize};
 use crate::lcp::{self, Bound};
 use crate::lcs::Lcs;
 use crate::mechanics::MechSystem;
-use crate::model::program::Point;
 use crate::model::{Impact, Method, Scheme};
 use nalgebra::DMatrix;
 use projection::NonlinearProjection;
@@ -291,216 +296,5 @@ impl MechNewtonStepper {
         let c = if self.semi_explicit { h } else { 1.0 };
         self.contacts.fill(&self.lin, &self.inverse, c);
         Ok(self.contacts.to_dense())
-    }
-
-    /// The step's start: forces, gaps, rates and the index set at `(q, v, t)`;
-    /// the iterate at `v̄ = v`, no percussions.
-    fn begin(&mut self, sys: &MechSystem, x: &[f64], w: &[f64], t: f64, h: f64) {
-        let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
-        let n = self.dof;
-        // The assembled values the linearized copy shares with the model.
-        for (l, m) in self.lin.mass.entries.iter_mut().zip(&sys.mass.entries) {
-            l.2 = m.2;
-        }
-        self.lin.mu.copy_from_slice(&sys.mu);
-        self.mass_diag.fill(0.0);
-        for &(i, j, m) in &sys.mass.entries {
-            if i == j {
-                self.mass_diag[i] += m;
-            }
-        }
-        let start = Point { x, u: &[], w, t };
-        // Forces that do not read time: the memo's point at any time is this one.
-        let at_time = nl.force_reads_time().then_some(t);
-        if self.theta < 1.0 && self.memo.holds([x, &[], w], at_time) {
-            self.f0.copy_from_slice(&self.memo.value);
-            self.m0.copy_from_slice(&self.memo.magnitude);
-        } else if self.theta < 1.0 {
-            nl.force(sys, &start, &mut self.f0, &mut self.m0, None);
-        } else {
-            self.f0.fill(0.0);
-            self.m0.fill(0.0);
-        }
-        nl.gap(sys, &start, &mut self.gap);
-        nl.gap_jacobian(sys, &start, &mut self.lin);
-        // Slips without programs read neither `q` nor `v`: their matrix and
-        // offset (inputs held over the step) are the iterates' too, set once
-        // here rather than at every linearization.
-        if !nl.slips_nonlinear() {
-            nl.slip(sys, &start, &mut self.lin, &mut self.slip_offset);
-        }
-        if let Some(pr) = &mut self.projection {
-            pr.gap_precision(nl, sys, &start);
-        }
-        self.rate0.fill(0.0);
-        self.rate0_mag.fill(0.0);
-        for &(k, j, g) in &self.lin.gap.entries {
-            let r = g * x[n + j];
-            self.rate0[k] += r;
-            self.rate0_mag[k] += r.abs();
-        }
-        let (_, hi) = self.contacts.q_and_hi();
-        for k in 0..sys.contacts() {
-            let u = self.rate0[k];
-            // Energy-safe as in the linear scheme: an active contact already
-            // opening gets e = 1, so its percussion does no work.
-            self.restitution[k] = if self.impact == Impact::EnergySafe && u > 0.0 {
-                1.0
-            } else {
-                sys.restitution[k]
-            };
-            // The projected variant: a closed contact takes part too (see
-            // `projection`).
-            let engaged = self.gap[k] + self.gamma * h * u <= 0.0
-                || self
-                    .projection
-                    .as_ref()
-                    .is_some_and(|p| p.touching(self.gap[k]));
-            self.engaged[k] = engaged;
-            hi[sys.pair[k]] = if engaged { f64::INFINITY } else { 0.0 };
-        }
-        for &k in &sys.friction_contact {
-            let p = sys.pair[k];
-            let top = hi[p];
-            hi[p + 1] = top;
-            hi[p + 2] = top;
-            hi[p + 3] = top;
-        }
-        self.xb.copy_from_slice(x);
-        let (qb, vb) = self.xb.split_at_mut(n);
-        for i in 0..n {
-            qb[i] = x[i] + h * vb[i];
-        }
-        self.u_bar.fill(0.0);
-    }
-
-    /// Forces, gap and slip matrices at the iterate, time `t1` (what the
-    /// residual needs); the forces' Jacobians too `with_jacobian`, else
-    /// only when an iteration follows, see [`Self::force_jacobian`].
-    fn linearize(&mut self, sys: &MechSystem, w: &[f64], t1: f64, with_jacobian: bool) {
-        let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
-        let end = Point {
-            x: &self.xb,
-            u: &[],
-            w,
-            t: t1,
-        };
-        let lin = with_jacobian.then_some(&mut self.lin);
-        nl.force(sys, &end, &mut self.f1, &mut self.m1, lin);
-        self.jacobian_at_iterate = with_jacobian;
-        if nl.gaps_nonlinear() {
-            nl.gap_jacobian(sys, &end, &mut self.lin);
-        }
-        if nl.slips_nonlinear() {
-            nl.slip(sys, &end, &mut self.lin, &mut self.slip_offset);
-        }
-    }
-
-    /// `∂F/∂q`, `∂F/∂v` at the iterate, time `t1`, into the linearized system.
-    fn force_jacobian(&mut self, sys: &MechSystem, w: &[f64], t1: f64) {
-        let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
-        let end = Point {
-            x: &self.xb,
-            u: &[],
-            w,
-            t: t1,
-        };
-        nl.force_jacobian(sys, &end, &mut self.lin);
-    }
-
-    /// One Newton–Josephy iteration: the LCP of the linearization, then the
-    /// new iterate.
-    fn iterate(&mut self, x: &[f64], h: f64) -> Result<lcp::Info, StepError> {
-        let n = self.dof;
-        let th = self.theta;
-        let sys = &self.lin;
-        if !self.inverse.factor(sys, h * th) {
-            return Err(StepError::SingularIteration { h });
-        }
-        // v_f = v̄ - Ŵ⁻¹ R₀, R₀ = M (v̄ - v) - h [θ F̄ + (1-θ) F₀].
-        let (v, vb) = (&x[n..], &self.xb[n..]);
-        let r = &mut self.rhs;
-        for i in 0..n {
-            r[i] = h * (th * self.f1[i] + (1.0 - th) * self.f0[i]);
-        }
-        for &(i, j, m) in &sys.mass.entries {
-            r[i] -= m * (vb[j] - v[j]);
-        }
-        self.inverse.apply(r);
-        for i in 0..n {
-            self.v_free[i] = vb[i] + r[i];
-        }
-        let (qv, _) = self.contacts.q_and_hi();
-        for k in 0..sys.contacts() {
-            qv[sys.pair[k]] = self.restitution[k] * self.rate0[k];
-        }
-        sys.gap.entries.iter().for_each(|&(k, j, g)| {
-            qv[sys.pair[k]] += g * self.v_free[j];
-        });
-        self.tangential.copy_from_slice(&self.slip_offset);
-        sys.slip.mul_acc(&mut self.tangential, &self.v_free, 1.0);
-        for (f, &k) in sys.friction_contact.iter().enumerate() {
-            let p = sys.pair[k];
-            qv[p + 1] = self.tangential[f];
-            qv[p + 2] = -self.tangential[f];
-            qv[p + 3] = 0.0;
-        }
-        // No contact takes part: every pair is pinned at zero and the LCP's
-        // answer is `u = 0, y = q`, without forming its matrix.
-        let info = if self.engaged.iter().any(|&e| e) {
-            self.contacts.fill(sys, &self.inverse, 1.0);
-            self.contacts
-                .solve(&mut self.u_next, &mut self.y_next, true)
-        } else {
-            self.u_next.fill(0.0);
-            self.y_next.copy_from_slice(qv);
-            lcp::Info {
-                status: lcp::Status::Solved,
-                method: lcp::Method::None,
-                residual: 0.0,
-                iterations: 0,
-            }
-        };
-        if info.status != lcp::Status::Solved {
-            return Err(StepError::Lcp(info));
-        }
-        self.y_lcp.copy_from_slice(&self.y_next);
-        for k in 0..sys.contacts() {
-            self.normal[k] = self.u_next[sys.pair[k]];
-        }
-        for (f, &k) in sys.friction_contact.iter().enumerate() {
-            let p = sys.pair[k];
-            self.tangential[f] = self.u_next[p + 1] - self.u_next[p + 2];
-        }
-        let dv = &mut self.rhs;
-        dv.fill(0.0);
-        sys.gap.mul_t_acc(dv, &self.normal, 1.0);
-        sys.slip.mul_t_acc(dv, &self.tangential, 1.0);
-        self.inverse.apply(dv);
-        let (qb, vb) = self.xb.split_at_mut(n);
-        for i in 0..n {
-            vb[i] = self.v_free[i] + dv[i];
-            qb[i] = x[i] + h * (th * vb[i] + (1.0 - th) * x[n + i]);
-        }
-        self.u_bar.copy_from_slice(&self.u_next);
-        Ok(info)
-    }
-
-    fn accept(
-        &mut self,
-        solves: usize,
-        worst: f64,
-        info: lcp::Info,
-    ) -> Result<lcp::Info, StepError> {
-        self.x_next.copy_from_slice(&self.xb);
-        self.u_next.copy_from_slice(&self.u_bar);
-        if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
-            return Err(StepError::NotFinite);
-        }
-        self.iterations = solves;
-        let s = &mut self.stats;
-        s.histogram[solves.min(s.histogram.len() - 1)] += 1;
-        s.worst_residual = s.worst_residual.max(worst);
-        Ok(info)
     }
 }

@@ -26,22 +26,30 @@
 //! that a sliding pair's `∂G/∂x` would need left out (exact when `c` is
 //! linear in the state). Two evaluated states are kept (a step's start and
 //! end, asked for in turn by the guard checks); every buffer is sized here.
+//!
+//! This file holds the workspace, the mode's entry and the ODE's right-hand
+//! side; the free pairs' Newton iteration is in `mode_nl/free_pairs.rs`, the
+//! guards, the consistency test and the projection in `mode_nl/consistency.rs`,
+//! the selection LCP in `mode_nl/selection.rs`, the directional derivatives in
+//! `mode_nl/directional.rs`, the kept copy of a mode in `mode_nl/kept.rs`.
 
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::mode::{Guard, SingularMode, DRIFT_TOL};
+use super::mode::{Guard, SingularMode};
 use super::StepError;
-use crate::lcp::{Bound, Problem};
+use crate::lcp::Bound;
 use crate::lcs::Lcs;
 use crate::linalg::Lu;
 use crate::model::program::Point;
 use nalgebra::DMatrix;
 
+mod consistency;
 mod directional;
 mod free_pairs;
 mod kept;
-use free_pairs::{Evaluated, Jacobians};
+mod selection;
+use free_pairs::Evaluated;
 use kept::Kept;
 
 /// Relative tolerance of the free pairs' Newton iteration (module text):
@@ -232,18 +240,6 @@ impl NonlinearMode {
         }
     }
 
-    /// Guard `r` of slot `k`, its rate along `x'`, its row of sensitivities
-    /// to the state (as `(pair, of_y, sign)`) and the size of its terms.
-    fn guard_parts(&self, k: usize, r: usize) -> (usize, bool, f64, f64) {
-        let s = &self.slots[k];
-        match self.guards[r] {
-            Guard::LowerY(i) => (i, true, 1.0, s.c[i]),
-            Guard::UpperY(i) => (i, true, -1.0, -s.c[i]),
-            Guard::AboveLo(i) => (i, false, 1.0, s.u[i] - self.lo[i]),
-            Guard::BelowHi(i) => (i, false, -1.0, self.hi[i] - s.u[i]),
-        }
-    }
-
     fn fail(&mut self, why: StepError) {
         self.failure.get_or_insert(why);
     }
@@ -271,206 +267,6 @@ impl NonlinearMode {
                 self.fail(why);
                 u.copy_from_slice(&self.u);
             }
-        }
-    }
-
-    /// How far the pairs held through their derivative are from `y = 0`,
-    /// relative to the magnitude of their terms (at least 1).
-    pub fn drift(&mut self, lcs: &Lcs, t: f64, x: &[f64]) -> f64 {
-        let Ok(k) = self.evaluate(lcs, t, x, false) else {
-            return f64::INFINITY;
-        };
-        let s = &self.slots[k];
-        self.free
-            .iter()
-            .filter(|&&i| self.derivative[i])
-            .map(|&i| s.c[i].abs() / (1.0 + s.cmag[i]))
-            .fold(0.0, f64::max)
-    }
-
-    pub fn guard(&mut self, lcs: &Lcs, t: f64, r: usize, x: &[f64]) -> f64 {
-        match self.evaluate(lcs, t, x, false) {
-            Ok(k) => self.guard_parts(k, r).3,
-            Err(why) => {
-                self.fail(why);
-                f64::NAN
-            }
-        }
-    }
-
-    /// The rounding of guard `r`'s terms and what `atol` on the state
-    /// allows it (as `ModeSystem::guard_tolerance`, with the linearization's
-    /// sensitivities for the matrix rows).
-    pub fn guard_tolerance(&mut self, lcs: &Lcs, t: f64, r: usize, x: &[f64], atol: f64) -> f64 {
-        let Ok(k) = self.evaluate(lcs, t, x, true) else {
-            return 0.0;
-        };
-        let (i, of_y, _, _) = self.guard_parts(k, r);
-        let s = &self.slots[k];
-        let (size, row) = if of_y {
-            (s.cmag[i], &s.cy)
-        } else {
-            let bound = if matches!(self.guards[r], Guard::AboveLo(_)) {
-                self.lo[i]
-            } else {
-                self.hi[i]
-            };
-            (s.u[i].abs() + bound.abs(), &s.gu)
-        };
-        let reach: f64 = (0..row.ncols()).map(|c| row[(i, c)].abs()).sum();
-        1e-12 * size + atol * reach + f64::MIN_POSITIVE
-    }
-
-    /// Whether the mode describes the motion from `(t, x)`: solvable there,
-    /// no drift, every guard nonnegative, a guard at zero not decreasing.
-    pub fn consistent(&mut self, lcs: &Lcs, t: f64, x: &[f64], atol: f64) -> bool {
-        if self.drift(lcs, t, x) > DRIFT_TOL {
-            return false;
-        }
-        let Ok(k) = self.evaluate(lcs, t, x, true) else {
-            return false;
-        };
-        for r in 0..self.guards.len() {
-            let (i, of_y, sign, g) = self.guard_parts(k, r);
-            let tol = self.guard_tolerance(lcs, t, r, x, atol);
-            if !(g >= -tol) {
-                return false;
-            }
-            if g <= tol {
-                let s = &self.slots[k];
-                let (row, dt) = if of_y {
-                    (&s.cy, s.yt[i])
-                } else {
-                    (&s.gu, s.ut[i])
-                };
-                let (mut rate, mut size) = (dt, dt.abs());
-                for (c, v) in s.f.iter().enumerate() {
-                    rate += row[(i, c)] * v;
-                    size += (row[(i, c)] * v).abs();
-                }
-                if sign * rate < -1e-9 * size {
-                    return false;
-                }
-            }
-        }
-        true
-    }
-
-    /// Moves `x` by the least amount (one Gauss–Newton step on the
-    /// linearized constraints) that puts at zero the `y` of each pair held
-    /// through its derivative and of each pinned pair whose `y` is zero within
-    /// `atol` and stays so (see `ModeSystem::project`).
-    pub fn project(&mut self, lcs: &Lcs, t: f64, x: &mut [f64], atol: f64) {
-        let Ok(k) = self.evaluate(lcs, t, x, true) else {
-            return;
-        };
-        let (nx, nu) = (x.len(), self.u.len());
-        let mut chosen = 0;
-        for i in 0..nu {
-            let s = &self.slots[k];
-            let held = match self.active[i] {
-                Bound::Free => self.derivative[i],
-                _ => {
-                    let (mut rate, mut size, mut reach) = (s.yt[i], s.yt[i].abs(), 0.0);
-                    for c in 0..nx {
-                        rate += s.cy[(i, c)] * s.f[c];
-                        size += (s.cy[(i, c)] * s.f[c]).abs();
-                        reach += s.cy[(i, c)].abs();
-                    }
-                    reach > 0.0
-                        && s.c[i].abs() <= atol * reach
-                        && rate.abs() <= 1e-12 * size.max(1.0)
-                }
-            };
-            if !held {
-                continue;
-            }
-            self.rows[chosen] = i;
-            self.fill_gram(k, chosen + 1, nx);
-            if self.lu.factor_block(&self.gram, &self.seq[..chosen + 1]) {
-                chosen += 1;
-            }
-        }
-        if chosen == 0 {
-            return;
-        }
-        self.fill_gram(k, chosen, nx);
-        if !self.lu.factor_block(&self.gram, &self.seq[..chosen]) {
-            return;
-        }
-        let s = &self.slots[k];
-        for a in 0..chosen {
-            self.sol[a] = s.c[self.rows[a]];
-        }
-        self.lu.solve(&mut self.sol[..chosen]);
-        for a in 0..chosen {
-            let i = self.rows[a];
-            for c in 0..nx {
-                x[c] -= s.cy[(i, c)] * self.sol[a];
-            }
-        }
-    }
-
-    fn fill_gram(&mut self, k: usize, n: usize, nx: usize) {
-        let cy = &self.slots[k].cy;
-        for a in 0..n {
-            for b in 0..n {
-                let (i, j) = (self.rows[a], self.rows[b]);
-                self.gram[(a, b)] = (0..nx).map(|c| cy[(i, c)] * cy[(j, c)]).sum();
-            }
-        }
-    }
-
-    /// The selection LCP at `(t, x)`, linearized at the pairs `self.u` (the
-    /// last ones solved for, those of the mode the event ends): the step LCP
-    /// of a step `delta` to first order, `y ≈ c + c_u (u' - u) + delta (c_x
-    /// (f + f_u (u' - u)) + c_t)`, i.e. `M = c_u + delta c_x f_u`; rows whose
-    /// `c_u` is zero (relative degree one) divided by `delta`, as in
-    /// `ModeSystem::selection`.
-    pub fn selection(
-        &mut self,
-        lcs: &Lcs,
-        t: f64,
-        x: &[f64],
-        w: &[f64],
-        delta: f64,
-        p: &mut Problem,
-    ) {
-        let (nx, nu) = (x.len(), self.u.len());
-        self.w.copy_from_slice(w);
-        for j in 0..nu {
-            if !self.u[j].is_finite() {
-                self.u[j] = 0.0;
-            }
-        }
-        self.functions(lcs, t, x, Jacobians::OfPairs);
-        for i in 0..nu {
-            let relative_degree_one = (0..nu).all(|j| self.cu[(i, j)] == 0.0);
-            // c_x (f - f_u u) + c_t, and c - c_u u.
-            let (mut rate, mut pos) = (self.ct[i], self.c[i]);
-            for k in 0..nx {
-                let mut fk = self.f[k];
-                for j in 0..nu {
-                    fk -= self.fu[(k, j)] * self.u[j];
-                }
-                rate += self.cx[(i, k)] * fk;
-            }
-            for j in 0..nu {
-                pos -= self.cu[(i, j)] * self.u[j];
-                let cxfu: f64 = (0..nx).map(|k| self.cx[(i, k)] * self.fu[(k, j)]).sum();
-                p.m[(i, j)] = if relative_degree_one {
-                    cxfu
-                } else {
-                    self.cu[(i, j)] + delta * cxfu
-                };
-            }
-            p.q[i] = if relative_degree_one {
-                pos / delta + rate
-            } else {
-                pos + delta * rate
-            };
-            p.lo[i] = lcs.lo[i];
-            p.hi[i] = lcs.hi[i];
         }
     }
 

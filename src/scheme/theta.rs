@@ -20,14 +20,22 @@
 //! a (usually warm-started) LCP solve, and allocates nothing. A step writes its
 //! result into the stepper's own buffers; the caller commits it only when the LCP
 //! was solved, so a failed step leaves the caller's state untouched.
+//!
+//! This file holds the workspace and the step's dispatch; what changes with
+//! h is computed in `theta/prepare.rs`, the step's arithmetic lives in
+//! `theta/products.rs`.
+
+mod prepare;
+mod products;
 
 use super::dims::{Dims, Dyn, Fixed, FIXED_LIMIT};
-use super::{tidy, StepError, StepSize};
+use super::{StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::lcs::Lcs;
-use crate::linalg::{gemv_acc, store_product, store_rows, Lu, RowsRef};
+use crate::linalg::{gemv_acc, Lu};
 use crate::model::ThetaGamma;
 use nalgebra::{DMatrix, DVector};
+use products::{advance, Layout, Products, Vectors};
 
 /// The step at run-time or compile-time sizes: [`ThetaStepper::step_in`] for one [`Dims`].
 type StepFn = fn(&mut ThetaStepper, &Lcs, &[f64], &[f64], f64) -> Result<lcp::Info, StepError>;
@@ -155,91 +163,6 @@ impl ThetaStepper {
     pub fn restore(&mut self, cached_step: f64, active_set: &[lcp::Bound]) {
         self.size.restore(cached_step);
         self.solver.set_active_set(active_set);
-    }
-
-    /// Recomputes everything that depends on h.
-    fn prepare(&mut self, lcs: &Lcs, h: f64) -> Result<(), StepError> {
-        let nx = lcs.a.nrows();
-        // phi holds I - hθA while it is factored, then I + h(1-θ)A.
-        self.phi.copy_from(&lcs.a);
-        self.phi *= -h * self.theta;
-        for i in 0..nx {
-            self.phi[(i, i)] += 1.0;
-        }
-        if !self.lu.factor(&self.phi) {
-            self.size.invalidate();
-            return Err(StepError::SingularIteration { h });
-        }
-        self.phi.copy_from(&lcs.a);
-        self.phi *= h * (1.0 - self.theta);
-        for i in 0..nx {
-            self.phi[(i, i)] += 1.0;
-        }
-        self.lu.solve_columns(&mut self.phi);
-        let nw = self.nw;
-        self.gamma.copy_from(&lcs.b);
-        self.gamma *= h;
-        self.lu.solve_columns(&mut self.gamma);
-        self.ew.columns_mut(0, nw).copy_from(&lcs.e);
-        self.ew.columns_mut(0, nw).scale_mut(h);
-        self.lu.solve_columns(&mut self.ew);
-        let (gm, gr) = (self.gammas.multipliers, self.gammas.relation);
-        if self.nw_step > nw {
-            // The previous multipliers' columns, (1-γ) h W B, then γ h W B.
-            let carried = &self.gamma * (1.0 - gm);
-            self.ew.columns_mut(nw, self.nu).copy_from(&carried);
-            self.gamma *= gm;
-        }
-        self.fx.copy_from(&lcs.f);
-        self.fx *= h;
-        self.lu.solve(self.fx.as_mut_slice());
-        // The relation's C: γ_r C when it holds inside the step.
-        let c = if gr != 1.0 {
-            self.c_rel.copy_from(&lcs.c);
-            self.c_rel *= gr;
-            &self.c_rel
-        } else {
-            &lcs.c
-        };
-
-        // M = D + C gamma, column by column.
-        let p = &mut self.problem;
-        p.m.copy_from(&lcs.d);
-        for (j, mut col) in p.m.column_iter_mut().enumerate() {
-            gemv_acc(col.as_mut_slice(), c, self.gamma.column(j).as_slice());
-        }
-        p.lo.copy_from(&lcs.lo);
-        p.hi.copy_from(&lcs.hi);
-        // The per-step products, with C folded in so that q needs no x_free.
-        let o = Layout::of(self.nx, self.nu, self.nw_step);
-        let data = &mut self.step_data;
-        store_rows(&mut data[o.x..o.fx], &self.phi);
-        data[o.fx..o.xw].copy_from_slice(self.fx.as_slice());
-        store_rows(&mut data[o.xw..o.q], &self.ew);
-        store_product(&mut data[o.q..o.q0], c, &self.phi);
-        if gr != 1.0 {
-            // (1-γ_r) C x: the relation's share of the step's start.
-            let q = &mut data[o.q..o.q0];
-            for i in 0..self.nu {
-                for k in 0..nx {
-                    q[i * nx + k] += (1.0 - gr) * lcs.c[(i, k)];
-                }
-            }
-        }
-        data[o.q0..o.qw].copy_from_slice(lcs.g.as_slice());
-        gemv_acc(&mut data[o.q0..o.qw], c, self.fx.as_slice());
-        store_product(&mut data[o.qw..o.gamma], c, &self.ew);
-        // + F on the inputs' columns (the carried multipliers have none).
-        let qw = &mut data[o.qw..o.gamma];
-        for i in 0..self.nu {
-            for k in 0..nw {
-                qw[i * self.nw_step + k] += lcs.fw[(i, k)];
-            }
-        }
-        store_rows(&mut data[o.gamma..o.len], &self.gamma);
-        self.solver.matrix_changed();
-        self.size.set(h);
-        Ok(())
     }
 
     /// One step of size `h` from state `x` with inputs `w`; the result is in
@@ -378,116 +301,4 @@ impl ThetaStepper {
         }
         Ok(info)
     }
-}
-
-/// Where each per-step product starts in [`ThetaStepper`]'s `step_data`, in
-/// the order the step reads them; each ends where the next starts, the last
-/// at `len`.
-#[derive(Clone, Copy, Debug)]
-struct Layout {
-    x: usize,
-    fx: usize,
-    xw: usize,
-    q: usize,
-    q0: usize,
-    qw: usize,
-    gamma: usize,
-    len: usize,
-}
-
-impl Layout {
-    #[inline(always)]
-    fn of(nx: usize, nu: usize, nw: usize) -> Self {
-        let x = 0;
-        let fx = x + nx * nx;
-        let xw = fx + nx;
-        let q = xw + nx * nw;
-        let q0 = q + nu * nx;
-        let qw = q0 + nu;
-        let gamma = qw + nu * nw;
-        let len = gamma + nx * nu;
-        Layout {
-            x,
-            fx,
-            xw,
-            q,
-            q0,
-            qw,
-            gamma,
-            len,
-        }
-    }
-}
-
-/// The per-step products of [`ThetaStepper`], borrowed for one step.
-struct Products<'a> {
-    x: RowsRef<'a>,
-    fx: &'a [f64],
-    xw: RowsRef<'a>,
-    q: RowsRef<'a>,
-    q0: &'a [f64],
-    qw: RowsRef<'a>,
-    gamma: RowsRef<'a>,
-}
-
-impl<'a> Products<'a> {
-    /// The products in `data` at sizes `d`.
-    #[inline(always)]
-    fn of<D: Dims>(d: D, data: &'a [f64]) -> Self {
-        let (nx, nu, nw) = (d.nx(), d.nu(), d.nw());
-        let o = Layout::of(nx, nu, nw);
-        // One check of the whole length; the slices below lie inside it at
-        // offsets the compiler knows when the sizes are constants.
-        let data = &data[..o.len];
-        Products {
-            x: RowsRef::new(&data[o.x..o.fx], nx, nx),
-            fx: &data[o.fx..o.xw],
-            xw: RowsRef::new(&data[o.xw..o.q], nx, nw),
-            q: RowsRef::new(&data[o.q..o.q0], nu, nx),
-            q0: &data[o.q0..o.qw],
-            qw: RowsRef::new(&data[o.qw..o.gamma], nu, nw),
-            gamma: RowsRef::new(&data[o.gamma..o.len], nx, nu),
-        }
-    }
-}
-
-/// Where one step writes: the new state, `q` (work space), the multipliers and
-/// `y = M u + q`.
-struct Vectors<'a> {
-    x: &'a mut [f64],
-    q: &'a mut [f64],
-    u: &'a mut [f64],
-    y: &'a mut [f64],
-}
-
-/// One step from `x` with inputs `w` into `out`; `problem.q` receives `q` for
-/// the solver's fallback. Whether the vectors live on the stack or in the
-/// stepper's buffers is the caller's choice (the arithmetic is the same).
-#[inline(always)]
-fn advance<D: Dims>(
-    d: D,
-    m: &Products,
-    solver: &mut Solver,
-    problem: &mut Problem,
-    x: &[f64],
-    w: &[f64],
-    out: Vectors,
-) -> Result<lcp::Info, StepError> {
-    let (nx, nu, nw) = (d.nx(), d.nu(), d.nw());
-    let (x, w) = (&x[..nx], &w[..nw]);
-    let Vectors { x: x_next, q, u, y } = out;
-    m.x.mul_from(x_next, m.fx, x);
-    m.xw.mul_acc(x_next, w);
-    m.q.mul_from(q, m.q0, x);
-    m.qw.mul_acc(q, w);
-    problem.q.as_mut_slice()[..nu].copy_from_slice(q);
-    let info = solver.solve_with(nu, problem, q, u, y);
-    if info.status != lcp::Status::Solved {
-        return Err(StepError::Lcp(info));
-    }
-    m.gamma.mul_acc(x_next, u);
-    if !tidy(x_next) || !tidy(u) {
-        return Err(StepError::NotFinite);
-    }
-    Ok(info)
 }

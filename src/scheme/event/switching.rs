@@ -2,7 +2,7 @@
 //! event (the fired guard's pair changes side, or the selection LCP decides,
 //! and the state is projected onto the new mode), at a jump of a source in
 //! time, and where an FMI 3.0 step stopped early for the importer. The step
-//! loop that finds these moments is in the parent module.
+//! loop that finds these moments is in `integration.rs`.
 
 use super::{EventStepper, SELECT_STEP};
 use crate::lcp::{self, Bound};

@@ -1,0 +1,97 @@
+//! What a theta step of one size needs, computed when the step size changes:
+//! the factorization of `I - hθA`, the LCP's `M`, and the per-step products
+//! (with `C` folded in) stored in the stepper's `step_data` in the order of
+//! [`Layout`].
+
+use super::products::Layout;
+use super::ThetaStepper;
+use crate::lcs::Lcs;
+use crate::linalg::{gemv_acc, store_product, store_rows};
+use crate::scheme::StepError;
+
+impl ThetaStepper {
+    /// Recomputes everything that depends on h.
+    pub(super) fn prepare(&mut self, lcs: &Lcs, h: f64) -> Result<(), StepError> {
+        let nx = lcs.a.nrows();
+        // phi holds I - hθA while it is factored, then I + h(1-θ)A.
+        self.phi.copy_from(&lcs.a);
+        self.phi *= -h * self.theta;
+        for i in 0..nx {
+            self.phi[(i, i)] += 1.0;
+        }
+        if !self.lu.factor(&self.phi) {
+            self.size.invalidate();
+            return Err(StepError::SingularIteration { h });
+        }
+        self.phi.copy_from(&lcs.a);
+        self.phi *= h * (1.0 - self.theta);
+        for i in 0..nx {
+            self.phi[(i, i)] += 1.0;
+        }
+        self.lu.solve_columns(&mut self.phi);
+        let nw = self.nw;
+        self.gamma.copy_from(&lcs.b);
+        self.gamma *= h;
+        self.lu.solve_columns(&mut self.gamma);
+        self.ew.columns_mut(0, nw).copy_from(&lcs.e);
+        self.ew.columns_mut(0, nw).scale_mut(h);
+        self.lu.solve_columns(&mut self.ew);
+        let (gm, gr) = (self.gammas.multipliers, self.gammas.relation);
+        if self.nw_step > nw {
+            // The previous multipliers' columns, (1-γ) h W B, then γ h W B.
+            let carried = &self.gamma * (1.0 - gm);
+            self.ew.columns_mut(nw, self.nu).copy_from(&carried);
+            self.gamma *= gm;
+        }
+        self.fx.copy_from(&lcs.f);
+        self.fx *= h;
+        self.lu.solve(self.fx.as_mut_slice());
+        // The relation's C: γ_r C when it holds inside the step.
+        let c = if gr != 1.0 {
+            self.c_rel.copy_from(&lcs.c);
+            self.c_rel *= gr;
+            &self.c_rel
+        } else {
+            &lcs.c
+        };
+
+        // M = D + C gamma, column by column.
+        let p = &mut self.problem;
+        p.m.copy_from(&lcs.d);
+        for (j, mut col) in p.m.column_iter_mut().enumerate() {
+            gemv_acc(col.as_mut_slice(), c, self.gamma.column(j).as_slice());
+        }
+        p.lo.copy_from(&lcs.lo);
+        p.hi.copy_from(&lcs.hi);
+        // The per-step products, with C folded in so that q needs no x_free.
+        let o = Layout::of(self.nx, self.nu, self.nw_step);
+        let data = &mut self.step_data;
+        store_rows(&mut data[o.x..o.fx], &self.phi);
+        data[o.fx..o.xw].copy_from_slice(self.fx.as_slice());
+        store_rows(&mut data[o.xw..o.q], &self.ew);
+        store_product(&mut data[o.q..o.q0], c, &self.phi);
+        if gr != 1.0 {
+            // (1-γ_r) C x: the relation's share of the step's start.
+            let q = &mut data[o.q..o.q0];
+            for i in 0..self.nu {
+                for k in 0..nx {
+                    q[i * nx + k] += (1.0 - gr) * lcs.c[(i, k)];
+                }
+            }
+        }
+        data[o.q0..o.qw].copy_from_slice(lcs.g.as_slice());
+        gemv_acc(&mut data[o.q0..o.qw], c, self.fx.as_slice());
+        store_product(&mut data[o.qw..o.gamma], c, &self.ew);
+        // + F on the inputs' columns (the carried multipliers have none).
+        let qw = &mut data[o.qw..o.gamma];
+        for i in 0..self.nu {
+            for k in 0..nw {
+                qw[i * self.nw_step + k] += lcs.fw[(i, k)];
+            }
+        }
+        store_rows(&mut data[o.gamma..o.len], &self.gamma);
+        self.solver.matrix_changed();
+        self.size.set(h);
+        Ok(())
+    }
+}

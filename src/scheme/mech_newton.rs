@@ -94,6 +94,11 @@ pub struct MechNewtonStepper {
     memo: PointMemo,
     /// Whether the force Jacobians in `lin` are those at the iterate.
     jacobian_at_iterate: bool,
+    /// Whether the parts of `lin` that only an assembly changes (the mass
+    /// matrix, the friction coefficients, `mass_diag`, and `G` when no gap
+    /// has a program) hold the current assembly's values: taken at the first
+    /// step after it (`take_assembly`), not at every step.
+    assembly_taken: bool,
     f0: Vec<f64>,
     m0: Vec<f64>,
     f1: Vec<f64>,
@@ -155,6 +160,7 @@ impl MechNewtonStepper {
             xb: v(2 * n),
             memo: PointMemo::new(2 * n + sys.input_force.cols, n),
             jacobian_at_iterate: false,
+            assembly_taken: false,
             f0: v(n),
             m0: v(n),
             f1: v(n),
@@ -180,6 +186,7 @@ impl MechNewtonStepper {
     pub fn invalidate(&mut self) {
         self.size.invalidate();
         self.memo.forget();
+        self.assembly_taken = false;
     }
 
     pub fn active_set(&self) -> &[Bound] {
@@ -190,6 +197,7 @@ impl MechNewtonStepper {
         self.contacts.reset_active_set();
         self.size.forget();
         self.memo.forget();
+        self.assembly_taken = false;
         self.stats = NewtonStats::default();
     }
 
@@ -200,6 +208,7 @@ impl MechNewtonStepper {
     pub fn restore(&mut self, cached_step: f64, active_set: &[Bound]) {
         self.size.restore(cached_step);
         self.memo.forget();
+        self.assembly_taken = false;
         self.contacts.set_active_set(active_set);
     }
 

@@ -54,17 +54,8 @@ impl MechNewtonStepper {
     ) -> Result<lcp::Info, StepError> {
         let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
         let n = self.dof;
-        for (l, m) in self.lin.mass.entries.iter_mut().zip(&sys.mass.entries) {
-            l.2 = m.2;
-        }
-        self.lin.mu.copy_from_slice(&sys.mu);
-        self.mass_diag.fill(0.0);
-        for &(i, j, m) in &sys.mass.entries {
-            if i == j {
-                self.mass_diag[i] += m;
-            }
-        }
         let start = Point { x, u: &[], w, t };
+        self.take_assembly(sys, &start);
         nl.force(sys, &start, &mut self.f0, &mut self.m0, None);
         let (_, hi) = self.contacts.q_and_hi();
         hi.fill(f64::INFINITY);

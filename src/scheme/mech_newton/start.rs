@@ -12,12 +12,14 @@ use crate::model::program::Point;
 use crate::model::Impact;
 
 impl MechNewtonStepper {
-    /// The step's start: forces, gaps, rates and the index set at `(q, v, t)`;
-    /// the iterate at `v̄ = v`, no percussions.
-    pub(super) fn begin(&mut self, sys: &MechSystem, x: &[f64], w: &[f64], t: f64, h: f64) {
-        let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
-        let n = self.dof;
-        // The assembled values the linearized copy shares with the model.
+    /// Copies what the linearized system shares with the assembled model
+    /// (the mass matrix, the friction coefficients, the mass matrix's
+    /// diagonal, and `G` when the gaps are linear) once per assembly: a
+    /// step's start reads them, none of the iterations writes them.
+    pub(super) fn take_assembly(&mut self, sys: &MechSystem, start: &Point) {
+        if self.assembly_taken {
+            return;
+        }
         for (l, m) in self.lin.mass.entries.iter_mut().zip(&sys.mass.entries) {
             l.2 = m.2;
         }
@@ -28,7 +30,20 @@ impl MechNewtonStepper {
                 self.mass_diag[i] += m;
             }
         }
+        let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
+        if !nl.gaps_nonlinear() {
+            nl.gap_jacobian(sys, start, &mut self.lin);
+        }
+        self.assembly_taken = true;
+    }
+
+    /// The step's start: forces, gaps, rates and the index set at `(q, v, t)`;
+    /// the iterate at `v̄ = v`, no percussions.
+    pub(super) fn begin(&mut self, sys: &MechSystem, x: &[f64], w: &[f64], t: f64, h: f64) {
+        let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
+        let n = self.dof;
         let start = Point { x, u: &[], w, t };
+        self.take_assembly(sys, &start);
         // Forces that do not read time: the memo's point at any time is this one.
         let at_time = nl.force_reads_time().then_some(t);
         if self.theta < 1.0 && self.memo.holds([x, &[], w], at_time) {
@@ -41,11 +56,13 @@ impl MechNewtonStepper {
             self.m0.fill(0.0);
         }
         nl.gap(sys, &start, &mut self.gap);
-        nl.gap_jacobian(sys, &start, &mut self.lin);
+        if nl.gaps_nonlinear() {
+            nl.gap_jacobian(sys, &start, &mut self.lin);
+        }
         // Slips without programs read neither `q` nor `v`: their matrix and
         // offset (inputs held over the step) are the iterates' too, set once
         // here rather than at every linearization.
-        if !nl.slips_nonlinear() {
+        if !nl.slips_nonlinear() && !self.slip_offset.is_empty() {
             nl.slip(sys, &start, &mut self.lin, &mut self.slip_offset);
         }
         if let Some(pr) = &mut self.projection {

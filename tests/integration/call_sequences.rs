@@ -21,11 +21,8 @@
 use super::fmus::{self, Callbacks, Instantiation, Raw, DISCARD, ERROR, OK, WARNING};
 use super::log_capture;
 use super::random_calls::random_call;
-// The generator and the histogram are shared with the other sequence tests,
-// which import them from here.
-pub use super::sequence_args::{env_or, random_vrs, Rng, NUMBERS};
-pub use super::sequence_rules::Histogram;
-use super::sequence_rules::{judge, report, Before, Call, Observed};
+use super::sequence_args::{env_or, Rng};
+use super::sequence_rules::{judge, report, Before, Call, Histogram, Observed};
 use fmi::fmi2::binding::fmi2FMUstate;
 use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::schema::Causality;

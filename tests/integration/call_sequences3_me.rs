@@ -3,7 +3,7 @@
 //! of up to 80 calls over the `--fmi 3` `me` builds of sign_spiral, rlc_diode,
 //! vdp_saturation and buck_pwm (nonlinear, sources in time) and the `cs,me`
 //! builds of saturated_integrator (an input) and relay_feedback, with the
-//! generators of [`super::call_sequences`]. The calls ([`super::me3_calls`],
+//! generators of [`super::sequence_args`]. The calls ([`super::me3_calls`],
 //! on [`super::me3_target`]) are the Model Exchange functions and the
 //! common ones in any state, with legal and illegal arguments: NaN, infinite
 //! and extreme states and times, time going backwards, arrays of the wrong
@@ -25,11 +25,12 @@
 //! the summary is printed and written to
 //! `target/conformance/call-sequences3-me.txt`.
 
-use super::call_sequences::{env_or, Histogram, Rng};
 use super::me3_calls::random_call;
 use super::me3_target::{
     completed, observe, target3, update, Instance3Me, Observation, Options, Target3,
 };
+use super::sequence_args::{env_or, Rng};
+use super::sequence_rules::Histogram;
 use fmi::fmi3::binding::fmi3Status;
 use std::time::Instant;
 

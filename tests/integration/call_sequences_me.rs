@@ -2,7 +2,7 @@
 //! 10,000 sequences of up to 80 calls, over the `me` builds of sign_spiral,
 //! rlc_diode, vdp_saturation and buck_pwm (nonlinear, sources in time) and
 //! the `cs,me` builds of saturated_integrator (an input) and relay_feedback,
-//! with the generators of [`super::call_sequences`]. The calls
+//! with the generators of [`super::sequence_args`]. The calls
 //! are the 10 of Model Exchange and the common ones, in any state, with legal
 //! and illegal arguments: NaN, infinite and extreme states and times, time
 //! going backwards, arrays of the wrong size or NULL, unknown value
@@ -22,10 +22,11 @@
 //! printed (`LCSFMU_SEQUENCES_SEED`, and the count with `LCSFMU_ME_SEQUENCES`);
 //! the summary is printed and written to `target/conformance/call-sequences-me.txt`.
 
-use super::call_sequences::{env_or, Histogram, Rng};
 use super::fmus::{self, Callbacks, Instantiation, Raw, ERROR, MODEL_EXCHANGE, OK, WARNING};
 use super::log_capture;
 use super::me_calls::{event_info, observe, random_call, target, Observation, Target};
+use super::sequence_args::{env_or, Rng};
+use super::sequence_rules::Histogram;
 use std::time::Instant;
 
 const DEFAULT_SEED: u64 = 0x1c5f_2026_0004_00e1;

@@ -6,8 +6,8 @@
 //! references, the Co-Simulation functions on a Model Exchange instance,
 //! which must all be refused, and FMU states taken and set back.
 
-use super::call_sequences::{random_vrs, Rng, NUMBERS};
 use super::me3_target::{completed, update, Instance3Me, Observation, ROOM};
+use super::sequence_args::{random_vrs, Rng, NUMBERS};
 use fmi::fmi3::binding::fmi3Status;
 use std::ptr::{null, null_mut};
 

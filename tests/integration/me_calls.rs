@@ -6,9 +6,9 @@
 //! time going backwards, wrong sizes, NULL arrays, unknown value references,
 //! and the Co-Simulation functions where the binary exports them.
 
-use super::call_sequences::{random_vrs, Rng, NUMBERS};
 use super::fmus::{self, Raw, OK};
 use super::me_check::me_fmu;
+use super::sequence_args::{random_vrs, Rng, NUMBERS};
 use fmi::fmi2::binding::fmi2EventInfo;
 use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::schema::Causality;

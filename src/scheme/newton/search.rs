@@ -29,8 +29,8 @@ impl NewtonStepper {
     /// model, whose explicit step overshoots, at `x`. Skipped for `h = 0`
     /// and when no program is nonlinear in the states and pairs (the
     /// iteration then solves the step exactly from anywhere, and the start
-    /// stays `x`). It reads only the step's data, so a restored FMU state
-    /// repeats it bit for bit.
+    /// stays `x`). It reads only the step's data and the trend, both kept in
+    /// FMU states, so a restored FMU state repeats it bit for bit.
     pub(super) fn predict(&mut self, d: StepData, extrapolate: bool) -> bool {
         let nx = self.nx;
         let wanted = d.h > 0.0

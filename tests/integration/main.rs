@@ -207,6 +207,20 @@ pub fn initialized(m: Model) -> Instance {
     i
 }
 
+/// An instance of `m` in Model Exchange's Continuous-Time Mode after
+/// initialization and the first event update.
+pub fn running_me(m: Model) -> Instance {
+    let mut i = Instance::new(m, "test");
+    i.use_model_exchange().unwrap();
+    i.setup_experiment(0.0, None).unwrap();
+    i.enter_initialization_mode().unwrap();
+    i.exit_initialization_mode().unwrap();
+    assert_eq!(i.phase(), lcsfmu::instance::state::Phase::EventMode);
+    i.new_discrete_states().unwrap();
+    i.enter_continuous_time_mode().unwrap();
+    i
+}
+
 /// Steps `m` at its experiment's step through `before` steps, serializes the
 /// FMU state there, steps on through `after`, restores the state from its
 /// bytes and asserts that the same steps give the same states and pairs, bit

@@ -122,26 +122,14 @@ fn reals_follow_a_new_time_without_new_states() {
     let n = lcsfmu::instance::variables::kinds_with_derivatives(&m).len() as u32;
     let vrs: Vec<u32> = (0..n).collect();
     let fresh_at = |t: f64, x: &[f64]| {
-        let mut i = Instance::new(m.clone(), "test");
-        i.use_model_exchange().unwrap();
-        i.setup_experiment(0.0, None).unwrap();
-        i.enter_initialization_mode().unwrap();
-        i.exit_initialization_mode().unwrap();
-        i.new_discrete_states().unwrap();
-        i.enter_continuous_time_mode().unwrap();
+        let mut i = crate::running_me(m.clone());
         i.set_time(t).unwrap();
         i.set_continuous_states(x).unwrap();
         let mut out = vec![0.0; n as usize];
         i.get_reals(&vrs, &mut out).unwrap();
         out
     };
-    let mut i = Instance::new(m.clone(), "test");
-    i.use_model_exchange().unwrap();
-    i.setup_experiment(0.0, None).unwrap();
-    i.enter_initialization_mode().unwrap();
-    i.exit_initialization_mode().unwrap();
-    i.new_discrete_states().unwrap();
-    i.enter_continuous_time_mode().unwrap();
+    let mut i = crate::running_me(m.clone());
     let mut x = vec![0.0; m.nx()];
     i.get_continuous_states(&mut x).unwrap();
     let mut at_start = vec![0.0; n as usize];

@@ -24,17 +24,7 @@ use lcsfmu::instance::{variables, Instance};
 
 /// An instance of `stem` in Continuous-Time Mode after initialization.
 fn running(stem: &str) -> Instance {
-    let m = model(stem);
-    let guid = "test";
-    let mut i = Instance::new(m, guid);
-    i.use_model_exchange().unwrap();
-    i.setup_experiment(0.0, None).unwrap();
-    i.enter_initialization_mode().unwrap();
-    i.exit_initialization_mode().unwrap();
-    assert_eq!(i.phase(), Phase::EventMode);
-    i.new_discrete_states().unwrap();
-    i.enter_continuous_time_mode().unwrap();
-    i
+    crate::running_me(model(stem))
 }
 
 #[test]

@@ -25,13 +25,7 @@ pub(super) fn relay_under_euler(x1_start: &str, h: f64, stop: f64) -> EulerRun {
         "start = 0.5",
         &format!("start = {x1_start}"),
     );
-    let mut i = Instance::new(m, "test");
-    i.use_model_exchange().unwrap();
-    i.setup_experiment(0.0, None).unwrap();
-    i.enter_initialization_mode().unwrap();
-    i.exit_initialization_mode().unwrap();
-    i.new_discrete_states().unwrap();
-    i.enter_continuous_time_mode().unwrap();
+    let mut i = crate::running_me(m);
     let names = variables::variables(i.model())
         .iter()
         .map(|v| v.name.to_string())

@@ -120,6 +120,16 @@ impl Solver {
         self.bounds_checked = false;
     }
 
+    /// How much `w_i` moves per unit of `u_i` in the matrix of the last solve,
+    /// at a `w_i` whose terms have magnitude `s` (the acceptance test's
+    /// exchange rate, see `lcp::acceptance`): a number in the units of `w_i /
+    /// u_i`, which converts a distance of `u_i` from its bound into the units
+    /// of `w_i`. Meaningful only after a solve of the current matrix.
+    #[inline]
+    pub fn exchange_rate(&self, i: usize, s: f64) -> f64 {
+        self.gauge.rate_at(i, s)
+    }
+
     /// The active set the next warm start will try.
     pub fn active_set(&self) -> &[Bound] {
         &self.active

@@ -21,24 +21,26 @@
 //! residual (`NewtonStepper::predict`): all of it read from the FMU state, so
 //! a restored run repeats bit for bit.
 //!
-//! Globalization: a backtracking line search on the natural residual
-//! `Φ = (R, ū - mid(lo, hi, ū - c))`, each component divided by its scale
-//! (below), accepting the first `α = 1, 1/2, ...` with
+//! Globalization: a backtracking line search on the residual `Φ` of
+//! [`super::residual`] (the step's equations `R` for the states, the natural
+//! residual of each pair in the units of its relation), each component
+//! divided by its scale, accepting the first `α = 1, 1/2, ...` with
 //! `|Φ(z + αd)| <= (1 - 1e-4 α) |Φ(z)|`. The full step is the Newton step, so
 //! near a solution the iteration converges quadratically; far from one (a
 //! large step through a strong nonlinearity) the search keeps the iterate from
 //! being thrown off. The natural residual is the merit because it is zero
-//! exactly at solutions of the step's NCP and is defined without smoothing.
+//! exactly at solutions of the step's NCP and is defined without smoothing;
+//! the pairs' components of the iterate and of every trial point are
+//! measured with the exchange rates of the LCP that gave the direction.
 //!
 //! Convergence, scale-invariant: every component satisfies
 //! `|Φ_i| <= TOL * s_i`, where `s_i` is the magnitude of the terms that make
-//! up that component: `|x̄_i| + |x_i| + h (θ |f_i|₊ + (1-θ) |f_i|₊)` for a
-//! state (`|f|₊` sums the absolute values of the terms of `f`, see
-//! `Expr::eval_magnitude`), `|ū_j| + |c_j|₊` for a pair. Multiplying a
-//! state, a multiplier or the time unit by any factor multiplies both sides
-//! by it. `TOL = 1e-10` sits five orders above the rounding of those sums
-//! and, with quadratic convergence, costs at most one iteration more than a
-//! looser bound.
+//! up that component, in that component's units (see [`super::residual`]):
+//! no component adds a multiplier to a relation, and multiplying a state, a
+//! multiplier, a relation or the time unit by any factor multiplies both
+//! sides of its components by it. `TOL = 1e-10` sits five orders above the
+//! rounding of those sums and, with quadratic convergence, costs at most one
+//! iteration more than a looser bound.
 //!
 //! This file holds the workspace and the loop; `linearization` forms and
 //! solves each iteration's LCP, `search` the predicted start and the line
@@ -312,6 +314,7 @@ impl NewtonStepper {
         if !self.predict(d, extrapolate) {
             self.cur
                 .evaluate(self.theta, d, &self.x_bar, &self.u_bar, None);
+            self.cur.judge_pairs(d.lcs, &self.u_bar, None, None);
         }
         let mut info = lcp::Info {
             status: lcp::Status::Solved,
@@ -338,6 +341,10 @@ impl NewtonStepper {
             if info.status != lcp::Status::Solved {
                 return Err(StepError::Lcp(info));
             }
+            // The line search compares merits measured with this LCP's rates
+            // (and the Jacobian `linearize` took here).
+            let judge = (Some(&self.solver), Some(&self.end.cx));
+            self.cur.judge_pairs(d.lcs, &self.u_bar, judge.0, judge.1);
             for j in 0..nu {
                 self.du[j] = self.u_try[j] - self.u_bar[j];
             }

@@ -1,19 +1,43 @@
 //! The residual of a nonlinear step and its scales (see [`super::newton`]).
 //!
-//! At an iterate `(x̄, ū)` of the step from `x` at `t`:
-//! `Φ = (R, ū - mid(lo, hi, ū - c))` with
+//! At an iterate `(x̄, ū)` of the step from `x` at `t`, with
 //! `R = x̄ - x - h [θ f(x̄, ū, w, t+h) + (1-θ) f(x, ū, w, t)]` and
-//! `c = c(x̄, ū, w, t+h)`: zero exactly at solutions of the step's
-//! nonlinear complementarity problem. Each component has a scale, the
-//! magnitude of the terms it is made of, so that the convergence test and the
-//! line search's merit do not depend on units: `|x̄_i| + |x_i| +
-//! h (θ |f_i|₊ + (1-θ) |f_i|₊)` for a state, `|ū_j| + |c_j|₊` for a pair
-//! (`|·|₊` sums the absolute values of the terms, see `Expr::eval_magnitude`).
+//! `c = c(x̄, ū, w, t+h)`, the residual `Φ` has one component per state and
+//! one per pair, each zero exactly at solutions of the step's nonlinear
+//! complementarity problem and each measured in the units of its own
+//! equation, against a scale in the same units, the magnitude of the terms
+//! it is made of (so that the convergence test and the line search's merit
+//! do not depend on units):
+//!
+//! - state `i`: `Φ_i = R_i`, scale `|x̄_i| + |x_i| + h (θ |f_i|₊ + (1-θ)
+//!   |f_i|₊)` (`|·|₊` sums the absolute values of the terms, see
+//!   `Expr::eval_magnitude`);
+//! - pair `j`: the natural residual in the units of `c_j`,
+//!   `Φ_j = mid(d_j (ū_j - hi_j), c_j, d_j (ū_j - lo_j))`: `c_j` itself for a
+//!   multiplier inside its box, only its wrong-signed part for one on a
+//!   bound, and no more than `d_j` times the distance to a bound for one
+//!   near it. `d_j` is the exchange rate of the linearization's LCP (how
+//!   much `c_j` moves per unit of `u_j`, in the units of `c_j / u_j`:
+//!   [`Solver::exchange_rate`], the rate the LCP's own acceptance test
+//!   uses); before the step's first LCP there is none, and a multiplier
+//!   counts as on a bound only when it is exactly there (`d_j = ∞`). Scale
+//!   `|c_j|₊ + Σ_k |∂c_j/∂x_k| s_k`: the terms of `c_j`, and the states it
+//!   reads counted at their own components' scales `s_k` (a state the step
+//!   brings to rest next to zero, an inductor current in discontinuous
+//!   conduction, is a difference of far larger terms, and its rounding is of
+//!   their size, not of its own); `∂c/∂x` is the Jacobian taken at an
+//!   iterate of this step, none before the first.
+//!
+//! The pair's component used to be `ū_j - mid(lo, hi, ū_j - c_j)` against
+//! `|ū_j| + |c_j|₊`, which adds a multiplier to a relation: with the
+//! multiplier in units 2^30 times smaller (a current in nanoamperes), a
+//! relation violated by 1e-3 of itself was accepted (`tests/integration/units.rs`).
 
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
 use super::memo::PointMemo;
+use crate::lcp::Solver;
 use crate::lcs::Lcs;
 use crate::model::program::Point;
 use nalgebra::DMatrix;
@@ -68,10 +92,12 @@ impl Residual {
         }
     }
 
-    /// `Φ` at `(xb, ub)` for a step of method `theta`; with `jac`, also the
-    /// Jacobians of `f` and `c` at the end point, from the same passes over
-    /// the programs (the same numbers as [`crate::ncs::Ncs::rhs_jacobian`]
-    /// and [`crate::ncs::Ncs::relation_jacobian`] there).
+    /// `Φ`'s states and `c` at `(xb, ub)` for a step of method `theta`; the
+    /// pairs' components are NaN (never accepted) until
+    /// [`Residual::judge_pairs`] measures them. With `jac`, also the Jacobians
+    /// of `f` and `c` at the end point, from the same passes over the
+    /// programs (the same numbers as [`crate::ncs::Ncs::rhs_jacobian`] and
+    /// [`crate::ncs::Ncs::relation_jacobian`] there).
     pub(super) fn evaluate(
         &mut self,
         theta: f64,
@@ -105,11 +131,37 @@ impl Residual {
             }
         }
         let nx = xb.len();
-        let (lo, hi) = (&d.lcs.lo, &d.lcs.hi);
-        for j in 0..ub.len() {
-            let mid = (ub[j] - self.c[j]).max(lo[j]).min(hi[j]);
-            self.phi[nx + j] = ub[j] - mid;
-            self.scale[nx + j] = ub[j].abs() + self.mc[j];
+        self.phi[nx..].fill(f64::NAN);
+    }
+
+    /// The pairs' components of `Φ` and their scales at multipliers `ub`,
+    /// from `c` and the states' scales as [`Residual::evaluate`] left them:
+    /// with the exchange rates of `rates`' last LCP, or with a multiplier on
+    /// a bound only when exactly there (None), and `cx = ∂c/∂x` at an
+    /// iterate of this step, when there is one, for the states' part of the
+    /// scale. See the module text.
+    pub(super) fn judge_pairs(
+        &mut self,
+        lcs: &Lcs,
+        ub: &[f64],
+        rates: Option<&Solver>,
+        cx: Option<&DMatrix<f64>>,
+    ) {
+        let nu = ub.len();
+        let nx = self.phi.len() - nu;
+        let (lo, hi) = (lcs.lo.as_slice(), lcs.hi.as_slice());
+        let (states, pairs) = self.scale.split_at_mut(nx);
+        for j in 0..nu {
+            let mut s = self.mc[j];
+            if let Some(cx) = cx {
+                let cx = cx.as_slice();
+                for k in 0..nx {
+                    s += cx[k * nu + j].abs() * states[k];
+                }
+            }
+            pairs[j] = s;
+            let d = rates.map_or(f64::INFINITY, |r| r.exchange_rate(j, s));
+            self.phi[nx + j] = natural_residual(self.c[j], d, ub[j], lo[j], hi[j]);
         }
     }
 
@@ -234,6 +286,36 @@ impl Residual {
             })
             .sum::<f64>()
             .sqrt()
+    }
+}
+
+/// `mid(d (u - hi), c, d (u - lo))` for `u` in `[lo, hi]` and a rate `d >= 0`
+/// (infinite: `u` counts as on a bound only when exactly there): the
+/// natural residual of `lo <= u <= hi ⟂ c` in the units of `c`. A bound
+/// reached (or infinite) gives no room on its side, whatever `d` is, so
+/// `0 * ∞` never arises; a NaN `c` stays NaN (the comparisons fail).
+#[inline]
+fn natural_residual(c: f64, d: f64, u: f64, lo: f64, hi: f64) -> f64 {
+    let below = if u >= hi {
+        0.0
+    } else if hi < f64::INFINITY && d < f64::INFINITY {
+        d * (u - hi)
+    } else {
+        f64::NEG_INFINITY
+    };
+    let above = if u <= lo {
+        0.0
+    } else if lo > f64::NEG_INFINITY && d < f64::INFINITY {
+        d * (u - lo)
+    } else {
+        f64::INFINITY
+    };
+    if c < below {
+        below
+    } else if c > above {
+        above
+    } else {
+        c
     }
 }
 

@@ -61,6 +61,9 @@ impl NewtonStepper {
         let jac = Some(&mut self.end);
         self.trial
             .evaluate(self.theta, d, &self.x_try, &self.u_try, jac);
+        // Before the step's first LCP: no rates, the Jacobian just taken.
+        let cx = Some(&self.end.cx);
+        self.trial.judge_pairs(d.lcs, &self.u_try, None, cx);
         let scale = &self.trial.scale;
         if self.trial.merit_of(scale, nx) <= self.cur.merit_of(scale, nx) {
             std::mem::swap(&mut self.x_bar, &mut self.x_try);
@@ -86,6 +89,8 @@ impl NewtonStepper {
             }
             self.trial
                 .evaluate(self.theta, d, &self.x_try, &self.u_try, None);
+            let judge = (Some(&self.solver), Some(&self.end.cx));
+            self.trial.judge_pairs(d.lcs, &self.u_try, judge.0, judge.1);
             let m = self.trial.merit(&self.cur.scale);
             if m <= (1.0 - 1e-4 * alpha) * merit {
                 self.stats.backtracks += halving;

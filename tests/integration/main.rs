@@ -20,6 +20,9 @@
 //!   failed Newton iteration, FMU-state replay, zero-allocation steps
 //! - `time_events`  jumps of sources in time under the event-driven scheme: a PWM-driven
 //!   clamp against its closed form, `buck_pwm`'s average, replay, zero allocations
+//! - `golden_csv`   SHA-256 of `simulate`'s CSV for every bundled model at its own step
+//!   and at 0.0007 against `tests/data/golden/simulate_csv.sha256` (rewritten with
+//!   `LCSFMU_UPDATE_GOLDEN=1`); the CLI prints the very bytes hashed
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
 //! - `description`  modelDescription.xml: golden file and structural rules
 //! - `coupled`      the coupled bead column (dense contact LCP, N = 100): every step solved
@@ -115,6 +118,7 @@ mod fmi3_check;
 mod fmu_check;
 mod fmus;
 mod forced_panic;
+mod golden_csv;
 mod hostile;
 mod importer;
 mod importer3;

@@ -15,6 +15,9 @@
 //!   for bit, a Co-Simulation instance's indicators, adjoint == transposed Jacobian
 //! - `nonlinear`    the Newton step: sources in time against input tables, convergence
 //!   order, line search, failed steps, FMU-state replay
+//! - `pwm_grid`     buck_pwm's switch read from the inductor current against the carrier
+//!   on the floating-point step grid: the ties `time/T` rounding decides, the realized
+//!   duty; a carrier half a step off the grid has none
 //! - `nonlinear_events` the event-driven scheme on nonlinear models: a nonlinear guard
 //!   against its exact time, a source in time against the theta-method, a free pair's
 //!   failed Newton iteration, FMU-state replay, zero-allocation steps
@@ -143,6 +146,7 @@ mod nonlinear;
 mod nonlinear_events;
 mod numeric;
 mod plot;
+mod pwm_grid;
 mod random_calls;
 mod random_calls3;
 mod sequence_args;

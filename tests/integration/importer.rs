@@ -10,7 +10,9 @@
 //! same importer as a command).
 //!
 //! The runs compared (one case per model, through the `fmi` crate and on the
-//! core instance) are in `importer/runs.rs`; the tests are here.
+//! core instance) are in `importer/runs.rs`; the tests are here. For the
+//! mechanical nonlinear models the replays and the FMU-equals-core comparison
+//! assert that their window crosses an impact (a contact impulse nonzero).
 
 mod runs;
 
@@ -20,7 +22,9 @@ use super::fmus::{
 use fmi::fmi2::instance::Common;
 use fmi::fmi2::schema::Causality;
 use fmi::traits::{FmiImport, FmiStatus};
-use runs::{cases, core_run, full_run, initialize, instance, ok, outputs, run};
+use runs::{
+    assert_crosses_an_impact, cases, core_run, full_run, initialize, instance, ok, outputs, run,
+};
 
 #[test]
 fn fmu_state_replays_bit_for_bit() {
@@ -36,6 +40,7 @@ fn fmu_state_replays_bit_for_bit() {
             "{}: nothing happens after the snapshot",
             case.model
         );
+        assert_crosses_an_impact(import, case, &at_mid, &first);
         for _ in 0..2 {
             ok(i.set_fmu_state(&state).ok());
             assert_eq!(outputs(&mut i, import), at_mid, "{}", case.model);
@@ -58,6 +63,8 @@ fn the_compiled_step_equals_the_core_instance_bit_for_bit() {
                 "{} (modified start values: {modified}): the FMU and the core instance differ",
                 case.model
             );
+            let width = outputs(&mut i, import).len();
+            assert_crosses_an_impact(import, case, &fmu[..width], &fmu[width..]);
         }
     }
 }
@@ -68,9 +75,11 @@ fn a_serialized_state_continues_in_a_new_instance() {
         let mut a = instance(import, "serialize-a");
         initialize(&mut a, import, &[]);
         run(&mut a, import, case, 0, case.mid);
+        let at_mid = outputs(&mut a, import);
         let state = a.get_fmu_state().expect("fmi2GetFMUstate");
         let bytes = a.serialize_fmu_state(&state).expect("serialize");
         let first = run(&mut a, import, case, case.mid, case.n);
+        assert_crosses_an_impact(import, case, &at_mid, &first);
 
         // Initialized with other parameters and start values: the state carries its own.
         let mut b = instance(import, "serialize-b");

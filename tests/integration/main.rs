@@ -15,11 +15,17 @@
 //!   for bit, a Co-Simulation instance's indicators, adjoint == transposed Jacobian
 //! - `nonlinear`    the Newton step: sources in time against input tables, convergence
 //!   order, line search, failed steps, FMU-state replay
+//! - `pwm_grid`     buck_pwm's switch read from the inductor current against the carrier
+//!   on the floating-point step grid: the ties `time/T` rounding decides, the realized
+//!   duty; a carrier half a step off the grid has none
 //! - `nonlinear_events` the event-driven scheme on nonlinear models: a nonlinear guard
 //!   against its exact time, a source in time against the theta-method, a free pair's
 //!   failed Newton iteration, FMU-state replay, zero-allocation steps
 //! - `time_events`  jumps of sources in time under the event-driven scheme: a PWM-driven
 //!   clamp against its closed form, `buck_pwm`'s average, replay, zero allocations
+//! - `golden_csv`   SHA-256 of `simulate`'s CSV for every bundled model at its own step
+//!   and at 0.0007 against `tests/data/golden/simulate_csv.sha256` (rewritten with
+//!   `LCSFMU_UPDATE_GOLDEN=1`); the CLI prints the very bytes hashed
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
 //! - `description`  modelDescription.xml: golden file and structural rules
 //! - `coupled`      the coupled bead column (dense contact LCP, N = 100): every step solved
@@ -115,6 +121,7 @@ mod fmi3_check;
 mod fmu_check;
 mod fmus;
 mod forced_panic;
+mod golden_csv;
 mod hostile;
 mod importer;
 mod importer3;
@@ -139,6 +146,7 @@ mod nonlinear;
 mod nonlinear_events;
 mod numeric;
 mod plot;
+mod pwm_grid;
 mod random_calls;
 mod random_calls3;
 mod sequence_args;

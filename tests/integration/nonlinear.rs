@@ -2,8 +2,8 @@
 //!
 //! - a source in time against the same circuit driven by an input table
 //!   shifted to the scheme's evaluation point (the linear scheme), to 1e-12;
-//! - the buck converter's average output voltage against `d Vin`, and its PWM
-//!   signal on the step grid;
+//! - the buck converter's average output voltage against `d Vin` (its switch
+//!   on the step grid: `pwm_grid.rs`);
 //! - convergence order on a smooth nonlinear phase of Van der Pol against a
 //!   fine Runge–Kutta reference: 1 for θ = 1, 2 for θ = 1/2;
 //! - a step that needs the line search, a step whose Newton iteration fails
@@ -78,13 +78,12 @@ fn diode_bridge_source_matches_the_shifted_input_table() {
 #[test]
 fn buck_pwm_averages_d_vin_within_the_ripple() {
     let m = model("buck_pwm");
-    let (vin, d, period) = (12.0, 0.5, 1e-4);
+    let (vin, d) = (12.0, 0.5);
     let h = 1e-6;
     let t = run(m, opts(0.03, h));
-    let (time, vc, s) = (column(&t, "time"), column(&t, "vC"), column(&t, "switch"));
+    let vc = column(&t, "vC");
     // The last ten periods: 1000 steps.
-    let window = time.len() - 1000..time.len();
-    let v = &vc[window.clone()];
+    let v = &vc[vc.len() - 1000..];
     let mean = v.iter().sum::<f64>() / v.len() as f64;
     let ripple =
         v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min);
@@ -93,14 +92,6 @@ fn buck_pwm_averages_d_vin_within_the_ripple() {
         (mean - d * vin).abs() <= ripple,
         "mean {mean}, ripple {ripple}"
     );
-    // The PWM signal is the formula at the grid points, 1 for a fraction d.
-    for (k, (tk, sk)) in time.iter().zip(&s).enumerate() {
-        let phase = tk / period - (tk / period).floor();
-        let want = if d - phase >= 0.0 { 1.0 } else { 0.0 };
-        assert_eq!(*sk, want, "switch at step {k}");
-    }
-    let on = s[window].iter().sum::<f64>() / 1000.0;
-    assert!((on - d).abs() <= 0.011, "duty {on}");
 }
 
 /// Van der Pol without feedback (`k = 0`), integrated by classical

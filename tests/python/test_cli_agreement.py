@@ -67,6 +67,15 @@ CASES = [
     ("vdp-mu2-h0.02", "vdp_saturation", {"stop": 10.0, "step": 0.02}, {"mu": 2.0}, None),
     ("bridge-h1e-5", "diode_bridge_source", {"stop": 0.01, "step": 1e-5}, {}, None),
     ("buck-d0.3", "buck_pwm", {"stop": 0.001, "step": 1e-6}, {"d": 0.3}, None),
+    # nonlinear mechanics (Moreau-Jean with a Newton loop), each past at least two impacts
+    # (pendulum: t = 0.637 and 1.955, damped 0.656 and 2.118; duffing: 1.232 and 4.445; the
+    # block: 11 contact episodes in 2 s, 32 with mu = 0.8)
+    ("pendulum-h1e-3", "pendulum_stop", {"stop": 3.0, "step": 1e-3}, {}, None),
+    ("pendulum-damped-h2e-3", "pendulum_stop", {"stop": 3.0, "step": 2e-3}, {"c": 0.2, "e": 0.5},
+     None),
+    ("duffing-h1e-3", "duffing_impact", {"stop": 10.0, "step": 1e-3}, {}, None),
+    ("rocking-h1e-3", "rocking_block", {"stop": 2.0, "step": 1e-3}, {}, None),
+    ("rocking-mu-h1e-3", "rocking_block", {"stop": 2.0, "step": 1e-3}, {"mu": 0.8}, None),
 ]
 
 

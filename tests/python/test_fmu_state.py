@@ -6,6 +6,8 @@ noSetFMUStatePriorToCurrentPoint = false because the tests do go back in time.
 
 Contents
   test_get_set_fmu_state_replays_bit_identically      getFMUstate mid-run, run on, setFMUstate, run on
+                                                      (across an impact for the mechanical
+                                                      nonlinear models: IMPULSES)
   test_serialized_state_continues_in_fresh_instance   serialize -> new initialized instance ->
                                                       deSerialize + setFMUstate -> identical run
   test_serialized_state_carries_parameters            ... even if the new instance has other parameters
@@ -60,8 +62,28 @@ CASES = {
     # multipliers) and the LCP's active set
     "vdp_saturation": (0.01, 600, 150, {"mu": 1.5}, None),
     "buck_pwm": (1e-6, 600, 150, {"d": 0.4}, None),
+    # a source in time: the bridge blocks at the snapshot (t = 3 ms); after the source's sign
+    # change at 5 ms the other pair conducts (i2 > 0 from 7.6 to 11.0 ms)
+    "diode_bridge_source": (1e-5, 1500, 300, {"Vm": 5.0, "v": 2.0}, None),
+    # Moreau-Jean with a Newton loop: the snapshot in flight, the run cut after an impact
+    # (IMPULSES below): the pendulum hits its stop at t = 0.637
+    "pendulum_stop": (1e-3, 1000, 400, {"e": 0.5, "theta": 0.8}, None),
+    # the forced oscillator hits its wall at t = 1.232
+    "duffing_impact": (1e-3, 1500, 1000, {"A": 3.0, "e": 0.5}, None),
+    # the block's first corner lands at t = 0.18, the other one later
+    "rocking_block": (1e-3, 500, 100, {"e": 0.3, "th": 0.3}, None),
 }
 MODELS = list(CASES)
+# The contact impulses of the mechanical nonlinear models: zero at the snapshot (in flight),
+# nonzero at some step after it, so the replayed window crosses an impact.
+IMPULSES = {"pendulum_stop": ["p"], "duffing_impact": ["p"], "rocking_block": ["p1", "p2"]}
+
+
+def assert_crosses_an_impact(slave, model, at_mid, after):
+    columns = [slave.output_names.index(name) for name in IMPULSES.get(model, [])]
+    if columns:
+        assert all(at_mid[j] == 0.0 for j in columns), "a contact is active at the snapshot"
+        assert any(row[j] != 0.0 for row in after for j in columns), "no impact after the snapshot"
 
 
 def full_run(slave, model, start_values=None):
@@ -80,6 +102,7 @@ def test_get_set_fmu_state_replays_bit_identically(fmus, slaves, model):
     state = s.fmu.getFMUstate()
     first = s.run(0.0, h, mid, n, inputs)
     assert bits(first) != bits([at_mid] * len(first)), "nothing happens after the snapshot"
+    assert_crosses_an_impact(s, model, at_mid, first)
     for _ in range(2):  # a state can be restored more than once
         s.fmu.setFMUstate(state)
         assert bits(s.outputs()) == bits(at_mid), "outputs right after setFMUstate"

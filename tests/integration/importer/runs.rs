@@ -2,7 +2,12 @@
 //! size, steps, snapshot step, modified start values, an input signal), the
 //! run through the `fmi` crate's instance with every output's bit pattern
 //! ([`full_run`], [`run`]), and the same run on the core instance in this
-//! process ([`core_run`]).
+//! process ([`core_run`]). The mechanical nonlinear models' runs are chosen to
+//! reach past a first impact, with the snapshot before it: a run cut at the
+//! derived 400 steps ended in flight for two of them (pendulum_stop hits its
+//! stop at t = 0.637, duffing_impact its wall at 1.232), so the comparisons
+//! never saw the Newton loop with an active contact. [`assert_crosses_an_impact`]
+//! keeps that from coming back unnoticed.
 
 use crate::fmus;
 use fmi::fmi2::import::Fmi2Import;
@@ -26,6 +31,10 @@ pub(super) struct Case {
     /// Whether the run is known to change after the snapshot and with the
     /// modified start values (so the comparisons cannot pass vacuously).
     pub(super) known: bool,
+    /// The contact impulses (outputs) of a mechanical model whose run crosses
+    /// an impact after the snapshot: all zero at the snapshot, one nonzero at
+    /// some step after it.
+    pub(super) impulses: &'static [&'static str],
 }
 
 /// The run for `model`: chosen by hand for the first-order models, derived from
@@ -39,6 +48,7 @@ pub(super) fn case(model: &str, import: &Fmi2Import) -> Case {
         modified: modified.to_vec(),
         input,
         known: true,
+        impulses: &[],
     };
     match model {
         // the snapshot is taken before the origin is reached (t = 0.5 of ~0.96)
@@ -66,6 +76,23 @@ pub(super) fn case(model: &str, import: &Fmi2Import) -> Case {
             &[("U", 0.2), ("y", 0.1)],
             Some(("x", f64::sin)),
         ),
+        // in flight at the snapshot (t = 0.4); hits the stop at t = 0.637 (0.650
+        // with the modified start values)
+        "pendulum_stop" => Case {
+            impulses: &["p"],
+            ..known(1e-3, 1000, 400, &[("e", 0.5), ("theta", 0.8)], None)
+        },
+        // hits the wall at t = 1.232, after the snapshot at t = 1 (0.915 modified)
+        "duffing_impact" => Case {
+            impulses: &["p"],
+            ..known(1e-3, 1500, 1000, &[("A", 3.0), ("e", 0.5)], None)
+        },
+        // falling at the snapshot (t = 0.1); corner 1 lands at t = 0.185, corner 2 at
+        // 0.297 (0.167 and 0.297 modified)
+        "rocking_block" => Case {
+            impulses: &["p1", "p2"],
+            ..known(1e-3, 500, 100, &[("e", 0.3), ("th", 0.3)], None)
+        },
         _ => {
             let e = import.model_description().default_experiment.as_ref();
             let h = e.and_then(|e| e.step_size).unwrap_or(0.01);
@@ -79,6 +106,7 @@ pub(super) fn case(model: &str, import: &Fmi2Import) -> Case {
                 modified: Vec::new(),
                 input: None,
                 known: false,
+                impulses: &[],
             }
         }
     }
@@ -94,6 +122,45 @@ pub(super) fn cases() -> Vec<(Fmi2Import, Case)> {
             (import, c)
         })
         .collect()
+}
+
+/// For a case with contact impulses: asserts that every impulse is zero in the
+/// output row `at_start` and that one is nonzero in some row of `after` (the
+/// outputs after each step of the compared window), so the window crosses an
+/// impact. Nothing for a case without.
+#[track_caller]
+pub(super) fn assert_crosses_an_impact(
+    import: &Fmi2Import,
+    case: &Case,
+    at_start: &[u64],
+    after: &[u64],
+) {
+    if case.impulses.is_empty() {
+        return;
+    }
+    let outputs = fmus::vrs_of(import, Causality::Output);
+    let columns: Vec<usize> = case
+        .impulses
+        .iter()
+        .map(|name| {
+            let vr = fmus::vr(import, name);
+            outputs.iter().position(|o| *o == vr).unwrap()
+        })
+        .collect();
+    let value = |row: &[u64], j: usize| f64::from_bits(row[j]);
+    assert!(
+        columns.iter().all(|&j| value(at_start, j) == 0.0),
+        "{}: a contact is active at the start of the window",
+        case.model
+    );
+    assert!(
+        after
+            .chunks(outputs.len())
+            .any(|row| columns.iter().any(|&j| value(row, j) != 0.0)),
+        "{}: no impact in the window ({:?} zero at every step)",
+        case.model,
+        case.impulses
+    );
 }
 
 /// Asserts an `fmi` crate result is a plain OK.

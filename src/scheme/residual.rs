@@ -149,19 +149,29 @@ impl Residual {
     ) {
         let nu = ub.len();
         let nx = self.phi.len() - nu;
-        let (lo, hi) = (lcs.lo.as_slice(), lcs.hi.as_slice());
+        // Slices of the exact lengths: the loop then runs without bounds checks.
+        let (lo, hi, ub) = (
+            &lcs.lo.as_slice()[..nu],
+            &lcs.hi.as_slice()[..nu],
+            &ub[..nu],
+        );
+        let (c, mc) = (&self.c[..nu], &self.mc[..nu]);
         let (states, pairs) = self.scale.split_at_mut(nx);
+        let (pairs, phi) = (&mut pairs[..nu], &mut self.phi[nx..nx + nu]);
+        let cx = cx.map(|m| &m.as_slice()[..nx * nu]);
         for j in 0..nu {
-            let mut s = self.mc[j];
+            let mut s = mc[j];
             if let Some(cx) = cx {
-                let cx = cx.as_slice();
                 for k in 0..nx {
                     s += cx[k * nu + j].abs() * states[k];
                 }
             }
             pairs[j] = s;
-            let d = rates.map_or(f64::INFINITY, |r| r.exchange_rate(j, s));
-            self.phi[nx + j] = natural_residual(self.c[j], d, ub[j], lo[j], hi[j]);
+            let d = match rates {
+                Some(r) => r.exchange_rate(j, s),
+                None => f64::INFINITY,
+            };
+            phi[j] = natural_residual(c[j], d, ub[j], lo[j], hi[j]);
         }
     }
 
@@ -250,7 +260,13 @@ impl Residual {
     /// when `Φ_i` is 0, else infinite; NaN, from a program evaluated outside
     /// its domain, counts as infinite, where `f64::max` would drop it).
     pub(super) fn scaled_max(&self) -> f64 {
-        self.phi
+        self.scaled_max_of(self.phi.len())
+    }
+
+    /// [`Residual::scaled_max`] of the first `n` components (`n = nx`: the
+    /// states').
+    pub(super) fn scaled_max_of(&self, n: usize) -> f64 {
+        self.phi[..n]
             .iter()
             .zip(&self.scale)
             .map(|(p, s)| {

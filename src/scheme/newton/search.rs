@@ -4,7 +4,7 @@
 //! the backtracking line search on the natural residual that globalizes the
 //! iteration. See [`super`] for the iteration and its convergence test.
 
-use super::NewtonStepper;
+use super::{NewtonStepper, TOL};
 use crate::scheme::residual::StepData;
 
 /// Halvings of the line search before it is given up.
@@ -61,9 +61,6 @@ impl NewtonStepper {
         let jac = Some(&mut self.end);
         self.trial
             .evaluate(self.theta, d, &self.x_try, &self.u_try, jac);
-        // Before the step's first LCP: no rates, the Jacobian just taken.
-        let cx = Some(&self.end.cx);
-        self.trial.judge_pairs(d.lcs, &self.u_try, None, cx);
         let scale = &self.trial.scale;
         if self.trial.merit_of(scale, nx) <= self.cur.merit_of(scale, nx) {
             std::mem::swap(&mut self.x_bar, &mut self.x_try);
@@ -75,11 +72,15 @@ impl NewtonStepper {
     }
 
     /// Moves along `(dx, du)` to the first point that decreases the merit
-    /// enough; false when none does.
+    /// enough, or to the full step when that passes the convergence test;
+    /// false when none does. Every point, and the iterate the direction
+    /// starts from, is measured with the rates of the LCP that gave the
+    /// direction and the Jacobian `linearize` took at the iterate; the
+    /// iterate's merit only when the full step does not converge (most steps
+    /// converge at their first full step, and the test needs no merit).
     pub(super) fn line_search(&mut self, d: StepData) -> bool {
-        let merit = self.cur.merit(&self.cur.scale);
+        let mut merit = f64::NAN;
         let mut alpha = 1.0;
-        let mut found = false;
         for halving in 0..=MAX_HALVINGS {
             for i in 0..self.nx {
                 self.x_try[i] = self.x_bar[i] + alpha * self.dx[i];
@@ -91,19 +92,24 @@ impl NewtonStepper {
                 .evaluate(self.theta, d, &self.x_try, &self.u_try, None);
             let judge = (Some(&self.solver), Some(&self.end.cx));
             self.trial.judge_pairs(d.lcs, &self.u_try, judge.0, judge.1);
-            let m = self.trial.merit(&self.cur.scale);
-            if m <= (1.0 - 1e-4 * alpha) * merit {
+            let accept = if halving == 0 && self.trial.scaled_max() <= TOL {
+                true
+            } else {
+                if merit.is_nan() {
+                    self.cur.judge_pairs(d.lcs, &self.u_bar, judge.0, judge.1);
+                    merit = self.cur.merit(&self.cur.scale);
+                }
+                self.trial.merit(&self.cur.scale) <= (1.0 - 1e-4 * alpha) * merit
+            };
+            if accept {
                 self.stats.backtracks += halving;
-                found = true;
-                break;
+                std::mem::swap(&mut self.x_bar, &mut self.x_try);
+                std::mem::swap(&mut self.u_bar, &mut self.u_try);
+                std::mem::swap(&mut self.cur, &mut self.trial);
+                return true;
             }
             alpha *= 0.5;
         }
-        if found {
-            std::mem::swap(&mut self.x_bar, &mut self.x_try);
-            std::mem::swap(&mut self.u_bar, &mut self.u_try);
-            std::mem::swap(&mut self.cur, &mut self.trial);
-        }
-        found
+        false
     }
 }

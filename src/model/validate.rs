@@ -19,6 +19,7 @@ pub(super) use fields::Names;
 pub(super) use matrices::{variable_symbols, MatrixContext};
 
 use super::affine::Symbol;
+use super::program::Form;
 use super::raw::{self, RawModel};
 use super::{Method, Model, Parameter, System, Variable};
 use std::collections::HashMap;
@@ -99,7 +100,17 @@ pub fn from_str_with(
         field,
         message,
     })?;
-    Validator { file: path, method }.model(raw)
+    let form = if raw.coordinates.is_empty() && raw.contacts.is_empty() {
+        Form::Signal
+    } else {
+        Form::Mechanical
+    };
+    Validator {
+        file: path,
+        method,
+        form,
+    }
+    .model(raw)
 }
 
 /// Most output coefficients (outputs × variables) a model may have: 80 MB.
@@ -116,6 +127,9 @@ pub(super) struct Validator<'a> {
     file: &'a Path,
     /// `--scheme`: replaces the file's `[scheme] method`.
     pub(super) method: Option<&'a str>,
+    /// Mechanical (coordinates or contacts) or first-order: what nonlinear
+    /// rows read and where their nonsmooth laws belong.
+    pub(super) form: Form,
 }
 
 pub(super) type Res<T> = Result<T, ModelError>;
@@ -124,7 +138,7 @@ impl Validator<'_> {
     fn model(&self, mut raw: RawModel) -> Res<Model> {
         self.identifier("model.name", &raw.model.name)?;
         let signal_form = super::signals::wanted(&raw);
-        let mechanical = !raw.coordinates.is_empty() || !raw.contacts.is_empty();
+        let mechanical = self.form == Form::Mechanical;
         if mechanical {
             self.first_order_absent(&raw)?;
             if !raw.blocks.is_empty() {

@@ -126,45 +126,68 @@ impl Validator<'_> {
         Ok(())
     }
 
-    /// Refuses a gap whose Jacobian `∂g/∂q` vanishes at the start values:
-    /// the contact could not push on the coordinates there.
+    /// Refuses a gap whose Jacobian row `∂g/∂q` (linear coefficients plus
+    /// the program's derivatives) vanishes or is not finite at the start
+    /// values: the contact could not push on the coordinates there, and the
+    /// first step's Newton iteration would fail on it. Both halves count: the
+    /// linear `x` and the nonlinear `-sin(x)` of `x - sin(x)` cancel at 0.
     pub(super) fn gap_acts(
         &self,
-        field: &str,
+        (field, written): (&str, &Value),
         form: &MechForm,
         (start, names): (&[f64], &[&str]),
         ctx: &MatrixContext,
     ) -> Res<()> {
-        let linear = form.terms.iter().any(|(_, e)| e.eval(ctx.defaults) != 0.0);
-        if linear {
-            return Ok(());
-        }
-        let Some(program) = &form.remainder else {
-            return self.fail(field, "the gap does not depend on any coordinate");
+        let text = match written {
+            Value::Text(t) => format!("in \"{t}\": "),
+            Value::Number(_) => String::new(),
         };
-        let at = Point {
-            x: start,
-            u: &[],
-            w: &[],
-            t: 0.0,
-        };
-        let reads = program.variables();
-        if reads.is_empty() {
-            return self.fail(field, "the gap does not depend on any coordinate");
-        }
-        let vanishes = reads
+        let mut row: Vec<(usize, f64)> = form
+            .terms
             .iter()
-            .all(|&j| program.eval_tangent(ctx.defaults, &at, j as u32).1 == 0.0);
-        if vanishes {
+            .map(|(j, e)| (*j, e.eval(ctx.defaults)))
+            .collect();
+        if let Some(program) = &form.remainder {
+            let at = Point {
+                x: start,
+                u: &[],
+                w: &[],
+                t: 0.0,
+            };
+            for j in program.variables() {
+                let d = program.eval_tangent(ctx.defaults, &at, j as u32).1;
+                match row.iter_mut().find(|(k, _)| *k == j) {
+                    Some((_, entry)) => *entry += d,
+                    None => row.push((j, d)),
+                }
+            }
+        }
+        if row.is_empty() {
+            return self.fail(
+                field,
+                format!("{text}the gap does not depend on any coordinate"),
+            );
+        }
+        row.sort_unstable_by_key(|(j, _)| *j);
+        let at = row
+            .iter()
+            .map(|&(j, _)| format!("{} = {}", names[j], start[j]))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if let Some((j, d)) = row.iter().find(|(_, d)| !d.is_finite()) {
             return self.fail(
                 field,
                 format!(
-                    "the gap's Jacobian dg/dq vanishes at the start values ({}) with the default parameters: the contact would have no direction to push in",
-                    reads
-                        .iter()
-                        .map(|&j| format!("{} = {}", names[j], start[j]))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    "{text}the gap's derivative along {} is {d} at the start values ({at}) with the default parameters: the gap must be differentiable there",
+                    names[*j]
+                ),
+            );
+        }
+        if row.iter().all(|(_, d)| *d == 0.0) {
+            return self.fail(
+                field,
+                format!(
+                    "{text}the gap's Jacobian dg/dq vanishes at the start values ({at}) with the default parameters: the contact would have no direction to push in"
                 ),
             );
         }

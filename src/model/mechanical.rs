@@ -152,7 +152,7 @@ impl Validator<'_> {
                 " (a gap reads coordinates and parameters)",
             )?;
             self.gap_acts(
-                &format!("{field}.gap"),
+                (&format!("{field}.gap"), &c.gap),
                 &form,
                 (&starts, &coordinate_names),
                 ctx,

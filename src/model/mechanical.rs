@@ -16,9 +16,9 @@
 mod friction;
 
 use super::affine::Symbol;
-use super::expr::{self, Expr};
+use super::expr::Expr;
 use super::mech_nonlinear::MechNonlinear;
-use super::raw::{RawContact, RawCoordinate, RawMechanics, Value};
+use super::raw::{RawContact, RawCoordinate, RawMechanics};
 use super::validate::{MatrixContext, Names, Res, Validator};
 use super::{Contact, ExprMatrix, Mechanics, Pair, Variable};
 use crate::mechanics::{check_mass, DENSE_LIMIT};
@@ -291,24 +291,5 @@ impl Validator<'_> {
             return self.fail(field, format!("{message} (at the default parameters)"));
         }
         Ok(mass)
-    }
-
-    /// A start value: a number, or a constant expression such as `"0.1 * 3"`.
-    pub(super) fn constant(&self, field: &str, v: Option<&Value>) -> Res<f64> {
-        let x = match v {
-            None => 0.0,
-            Some(Value::Number(x)) => *x,
-            Some(Value::Text(t)) => {
-                let node = expr::parse(t).map_err(|e| self.expr_error(field, t, e))?;
-                let e = Expr::compile(&node, &|_| None).map_err(|mut e| {
-                    e.message
-                        .push_str(" (a start value is a number or a constant expression)");
-                    self.expr_error(field, t, e)
-                })?;
-                e.eval(&[])
-            }
-        };
-        self.finite(field, x)?;
-        Ok(x)
     }
 }

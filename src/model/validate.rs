@@ -159,10 +159,10 @@ impl Validator<'_> {
         for (i, p) in raw.parameters.into_iter().enumerate() {
             let field = format!("parameters[{i}]");
             names.declare(self, field.clone(), &p.name)?;
-            self.finite(&format!("{field}.value"), p.value)?;
+            let value = self.constant(&format!("{field}.value"), Some(&p.value))?;
             parameters.push(Parameter {
                 name: p.name,
-                value: p.value,
+                value,
                 description: p.description,
                 unit: p.unit,
             });
@@ -353,10 +353,10 @@ impl Validator<'_> {
         for (i, v) in list.into_iter().enumerate() {
             let field = format!("{kind}[{i}]");
             names.declare(self, field.clone(), &v.name)?;
-            self.finite(&format!("{field}.start"), v.start)?;
+            let start = self.constant(&format!("{field}.start"), v.start.as_ref())?;
             out.push(Variable {
                 name: v.name,
-                start: v.start,
+                start,
                 description: v.description,
                 unit: v.unit,
             });

@@ -116,7 +116,13 @@ impl Validator<'_> {
         for (i, c) in coords.iter().enumerate() {
             let Some(force) = &c.force else { continue };
             let field = format!("coordinates[{i}].force");
-            let form = self.mech_form(&field, force, &any_or_time, ctx, "")?;
+            let form = self.mech_form(
+                &field,
+                force,
+                &any_or_time,
+                ctx,
+                " (a force reads coordinates, velocities, inputs, parameters and time; contact reactions act through the gaps and slips)",
+            )?;
             let (constant, terms) = (form.constant, form.terms);
             if let Some(program) = form.remainder {
                 nonlinear.force.push((i, program));

@@ -331,16 +331,29 @@ impl Validator<'_> {
             return Ok(());
         };
         let deps = model.pair_feedthrough();
-        if let Some((j, _)) = nl.y.iter().find(|(j, _)| !deps[*j].is_empty()) {
-            return self.fail(
-                "inputs",
-                format!(
-                    "the block relation of {} is nonlinear and follows an input at once; such direct feedthrough is linear only for now (feed the input through a state, or write the relation linearly)",
-                    model.pairs[*j].name
-                ),
-            );
-        }
-        Ok(())
+        let Some((j, _)) = nl.y.iter().find(|(j, _)| !deps[*j].is_empty()) else {
+            return Ok(());
+        };
+        // The relation is the block's (the signal form derives every pair
+        // from a block), so the block is where to look.
+        let field = model
+            .blocks
+            .iter()
+            .position(|b| b.pairs.contains(j))
+            .map_or("inputs".to_string(), |b| format!("blocks[{b}]"));
+        let inputs: Vec<&str> = deps[*j]
+            .iter()
+            .map(|&w| model.inputs[w].name.as_str())
+            .collect();
+        self.fail(
+            field,
+            format!(
+                "the block relation of {} is nonlinear and follows input{} {} at once; such direct feedthrough is linear only for now (feed the input through a state, or write the relation linearly)",
+                model.pairs[*j].name,
+                if inputs.len() > 1 { "s" } else { "" },
+                inputs.join(", ")
+            ),
+        )
     }
 
     fn variables(

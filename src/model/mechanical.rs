@@ -11,14 +11,15 @@
 //! positions then the velocities; the pairs are, per contact, the normal
 //! reaction and, with friction, the two friction parts and the slip speed.
 //! Everything is checked at the default parameters, including that the mass
-//! matrix is symmetric positive definite.
+//! matrix is symmetric positive definite; a mechanical file has no states,
+//! pairs or `[system]` of the first-order form.
 
 mod friction;
 
 use super::affine::Symbol;
 use super::expr::Expr;
 use super::mech_nonlinear::MechNonlinear;
-use super::raw::{RawContact, RawCoordinate, RawMechanics};
+use super::raw::{RawContact, RawCoordinate, RawMechanics, RawModel};
 use super::validate::{MatrixContext, Names, Res, Validator};
 use super::{Contact, ExprMatrix, Mechanics, Pair, Variable};
 use crate::mechanics::{check_mass, DENSE_LIMIT};
@@ -240,6 +241,32 @@ impl Validator<'_> {
         let mut states = positions;
         states.extend(velocities);
         Ok((states, pairs, mech))
+    }
+
+    /// A mechanical model states its dynamics with coordinates and contacts only.
+    pub(super) fn first_order_absent(&self, raw: &RawModel) -> Res<()> {
+        let s = &raw.system;
+        let system_given = [&s.a, &s.b, &s.e, &s.c, &s.d, &s.fw]
+            .iter()
+            .any(|m| m.is_some())
+            || s.f.is_some()
+            || s.g.is_some();
+        let clash = if !raw.states.is_empty() {
+            Some("states")
+        } else if !raw.complementarity.is_empty() {
+            Some("complementarity")
+        } else if system_given {
+            Some("system")
+        } else {
+            None
+        };
+        match clash {
+            Some(field) => self.fail(
+                field,
+                "a mechanical model (one with [[coordinates]] or [[contacts]]) takes its states from the coordinates and its pairs from the contacts; remove this section",
+            ),
+            None => Ok(()),
+        }
     }
 
     /// The mass matrix: per coordinate (diagonal) or `mechanics.M`, never both;

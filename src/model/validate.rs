@@ -376,30 +376,4 @@ impl Validator<'_> {
         }
         Ok(out)
     }
-
-    /// A mechanical model states its dynamics with coordinates and contacts only.
-    fn first_order_absent(&self, raw: &RawModel) -> Res<()> {
-        let s = &raw.system;
-        let system_given = [&s.a, &s.b, &s.e, &s.c, &s.d, &s.fw]
-            .iter()
-            .any(|m| m.is_some())
-            || s.f.is_some()
-            || s.g.is_some();
-        let clash = if !raw.states.is_empty() {
-            Some("states")
-        } else if !raw.complementarity.is_empty() {
-            Some("complementarity")
-        } else if system_given {
-            Some("system")
-        } else {
-            None
-        };
-        match clash {
-            Some(field) => self.fail(
-                field,
-                "a mechanical model (one with [[coordinates]] or [[contacts]]) takes its states from the coordinates and its pairs from the contacts; remove this section",
-            ),
-            None => Ok(()),
-        }
-    }
 }

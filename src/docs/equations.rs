@@ -49,6 +49,17 @@ fn operand(p: Printed, need: u8) -> String {
     }
 }
 
+/// [`operand`] for text written right after an operator: a leading minus is
+/// parenthesized too. `--x`, `a - -b` and `a*-b` parse, but a reader writes
+/// `-(-x)`, `a - (-b)` and `a*(-b)`.
+fn after_operator(p: Printed, need: u8) -> String {
+    if p.text.starts_with('-') {
+        format!("({})", p.text)
+    } else {
+        operand(p, need)
+    }
+}
+
 /// A nonlinear program as infix text; `vars` names the states, pairs and
 /// inputs in that order.
 pub fn program_text(e: &Expr, params: &[&str], vars: &[&str]) -> String {
@@ -103,7 +114,7 @@ fn ops_text(ops: &[Op], params: &[&str], vars: &[&str]) -> Printed {
             Op::Neg => match stack.pop().unwrap_or_default() {
                 Printed { value: Some(v), .. } => constant(-v),
                 a => Printed {
-                    text: format!("-{}", operand(a, UNARY)),
+                    text: format!("-{}", after_operator(a, UNARY)),
                     level: UNARY,
                     value: None,
                 },
@@ -125,7 +136,7 @@ fn ops_text(ops: &[Op], params: &[&str], vars: &[&str]) -> Printed {
                     (BinOp::Mul | BinOp::Div, _, Some(1.0))
                     | (BinOp::Add | BinOp::Sub, _, Some(0.0)) => l,
                     (BinOp::Sub, Some(0.0), _) => Printed {
-                        text: format!("-{}", operand(r, UNARY)),
+                        text: format!("-{}", after_operator(r, UNARY)),
                         level: UNARY,
                         value: None,
                     },
@@ -153,7 +164,7 @@ fn ops_text(ops: &[Op], params: &[&str], vars: &[&str]) -> Printed {
                             }
                         };
                         Printed {
-                            text: format!("{}{sym}{}", operand(l, left), operand(r, right)),
+                            text: format!("{}{sym}{}", operand(l, left), after_operator(r, right)),
                             level,
                             value: None,
                         }
@@ -318,13 +329,17 @@ mod tests {
     use super::*;
     use crate::model::expr::parse;
 
-    fn text(src: &str) -> String {
-        let names = ["m", "k1", "k2", "mu", "g"];
-        let e = Expr::compile(&parse(src).unwrap(), &|n| {
-            names.iter().position(|x| *x == n)
+    const NAMES: [&str; 5] = ["m", "k1", "k2", "mu", "g"];
+
+    fn compiled(src: &str) -> Expr {
+        Expr::compile(&parse(src).unwrap(), &|n| {
+            NAMES.iter().position(|x| *x == n)
         })
-        .unwrap();
-        expr_text(&e, &names)
+        .unwrap()
+    }
+
+    fn text(src: &str) -> String {
+        expr_text(&compiled(src), &NAMES)
     }
 
     #[test]
@@ -344,6 +359,27 @@ mod tests {
         assert_eq!(text("-(k1 + k2)*1"), "-(k1 + k2)");
         assert_eq!(text("k2*0 + m"), "m");
         assert_eq!(text("0 - m*1"), "-m");
+    }
+
+    /// A minus right after an operator is parenthesized: the parser reads
+    /// `--m` or `k1*-m`, a reader writes `-(-m)` and `k1*(-m)`.
+    #[test]
+    fn a_negation_after_an_operator_is_parenthesized() {
+        assert_eq!(text("--sin(m)"), "-(-sin(m))");
+        assert_eq!(text("-(-m*k1)"), "-(-m*k1)");
+        assert_eq!(text("0 - -m"), "-(-m)");
+        assert_eq!(text("k1 - -m"), "k1 - (-m)");
+        assert_eq!(text("k1 + -m^2"), "k1 + (-m^2)");
+        assert_eq!(text("k1*-m"), "k1*(-m)");
+        assert_eq!(text("k1/-m"), "k1/(-m)");
+        assert_eq!(text("m^-k1"), "m^(-k1)");
+        assert_eq!(text("-m + k1"), "-m + k1");
+        assert_eq!(text("-m*k1"), "-m*k1");
+        assert_eq!(text("-(-m)^2"), "-(-m)^2");
+        // The printed text compiles to the very program it was printed from.
+        for src in ["--sin(m)", "k1 - -m", "k1*-m", "m^-k1", "-(-m*k1)"] {
+            assert_eq!(compiled(&text(src)), compiled(src), "{src}");
+        }
     }
 
     #[test]

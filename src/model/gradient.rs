@@ -219,7 +219,7 @@ fn pow_tangents<const K: usize>(a: f64, c: f64, v: f64, da: &mut [f64; K], dc: &
 mod tests {
     use super::*;
     use crate::model::expr::parse;
-    use crate::model::program::Operand;
+    use crate::model::program::{Form, Operand};
 
     fn program(src: &str) -> Expr {
         let lookup = |n: &str| match n {
@@ -231,7 +231,7 @@ mod tests {
             "time" => Some(Operand::Time),
             _ => None,
         };
-        Expr::compile_program(&parse(src).unwrap(), &lookup).unwrap()
+        Expr::compile_program(&parse(src).unwrap(), &lookup, Form::Signal).unwrap()
     }
 
     /// The slots of a program differentiated along variables 0..3 (not the input 3).

@@ -1,7 +1,8 @@
 //! Lowering nonlinear forces, gaps and slips of mechanical models (see
 //! [`super::mech_nonlinear`]): each written row is split into its linear terms
-//! and a compiled remainder; a slip's remainder must stay linear in the
-//! velocities, and a gap must push somewhere at the start values.
+//! and a compiled remainder; a slip must be `T(q) v + Tw w + t0` (linear in
+//! the velocities, coordinates only in their coefficients), and a gap must
+//! push somewhere at the start values.
 
 use super::affine::{self, Symbol};
 use super::expr::{self, Expr, Node};
@@ -36,6 +37,56 @@ fn velocity_degree(node: &Node, is_velocity: &dyn Fn(&str) -> bool) -> u8 {
                 _ => 2 * u8::from(a + b > 0),
             }
         }
+    }
+}
+
+/// The part of a tree free of velocities (the tree with every velocity set
+/// to zero), for a tree at most linear in them: identically zero, free of
+/// coordinates, or reading the coordinate named.
+#[derive(Debug, PartialEq)]
+enum Free<'a> {
+    Zero,
+    Plain,
+    Reads(&'a str),
+}
+
+/// A sum's part free of velocities from its terms'.
+fn either<'a>(a: Free<'a>, b: Free<'a>) -> Free<'a> {
+    match (a, b) {
+        (Free::Reads(q), _) | (_, Free::Reads(q)) => Free::Reads(q),
+        (Free::Zero, Free::Zero) => Free::Zero,
+        _ => Free::Plain,
+    }
+}
+
+/// [`Free`] of `node`, structurally (`x*v - x*v` is zero, `x - x` reads `x`).
+fn free_part<'a>(
+    node: &'a Node,
+    is_velocity: &dyn Fn(&str) -> bool,
+    is_coordinate: &dyn Fn(&str) -> bool,
+) -> Free<'a> {
+    let f = |n: &'a Node| free_part(n, is_velocity, is_coordinate);
+    match node {
+        Node::Num(_) => Free::Plain,
+        Node::Name(n) if is_velocity(n) => Free::Zero,
+        Node::Name(n) if is_coordinate(n) => Free::Reads(n),
+        Node::Name(_) => Free::Plain,
+        Node::Neg(a) => f(a),
+        // Linear in the velocities: their product with anything, and a
+        // quotient of them, vanishes with them.
+        Node::Bin(BinOp::Mul, l, r) => match (f(l), f(r)) {
+            (Free::Zero, _) | (_, Free::Zero) => Free::Zero,
+            (a, b) => either(a, b),
+        },
+        Node::Bin(BinOp::Div, l, r) => match f(l) {
+            Free::Zero => Free::Zero,
+            a => either(a, f(r)),
+        },
+        Node::Bin(BinOp::Add | BinOp::Sub, l, r) => either(f(l), f(r)),
+        // Calls and the other operators read no velocity (the degree check
+        // comes first): zero arguments make a constant (cos(0) = 1).
+        Node::Call(_, a) => either(f(a), Free::Plain),
+        Node::Bin(_, l, r) => either(either(f(l), f(r)), Free::Plain),
     }
 }
 
@@ -106,12 +157,19 @@ impl Validator<'_> {
         })
     }
 
-    /// Refuses a slip remainder that is not linear in the velocities.
-    pub(super) fn slip_linear_in_velocity(
+    /// Refuses a slip that is not `T(q) v + Tw w + t0`: not linear in the
+    /// velocities, or with a term that reads a coordinate without
+    /// multiplying a velocity (`v + x`, `v + sin(x)`: the runtime would take
+    /// it as an offset, but the friction force acts along `T = ds/dv` and
+    /// the Newton step does not differentiate an offset in `q`). The whole
+    /// text is checked before the split, so linear and nonlinear terms
+    /// follow one rule.
+    pub(super) fn slip_form(
         &self,
         field: &str,
         v: &Value,
         is_velocity: &dyn Fn(&str) -> bool,
+        is_coordinate: &dyn Fn(&str) -> bool,
     ) -> Res<()> {
         let Value::Text(text) = v else { return Ok(()) };
         let node = expr::parse(text).map_err(|e| self.expr_error(field, text, e))?;
@@ -123,48 +181,79 @@ impl Validator<'_> {
                 ),
             );
         }
+        if let Free::Reads(q) = free_part(&node, is_velocity, is_coordinate) {
+            return self.fail(
+                field,
+                format!(
+                    "in \"{text}\": a term reads coordinate {q} without multiplying a velocity: a slip velocity is T(q) v + Tw w + t0, with coordinates only in the coefficients T(q) of the velocities (the part free of velocities reads inputs and parameters)"
+                ),
+            );
+        }
         Ok(())
     }
 
-    /// Refuses a gap whose Jacobian `∂g/∂q` vanishes at the start values:
-    /// the contact could not push on the coordinates there.
+    /// Refuses a gap whose Jacobian row `∂g/∂q` (linear coefficients plus
+    /// the program's derivatives) vanishes or is not finite at the start
+    /// values: the contact could not push on the coordinates there, and the
+    /// first step's Newton iteration would fail on it. Both halves count: the
+    /// linear `x` and the nonlinear `-sin(x)` of `x - sin(x)` cancel at 0.
     pub(super) fn gap_acts(
         &self,
-        field: &str,
+        (field, written): (&str, &Value),
         form: &MechForm,
         (start, names): (&[f64], &[&str]),
         ctx: &MatrixContext,
     ) -> Res<()> {
-        let linear = form.terms.iter().any(|(_, e)| e.eval(ctx.defaults) != 0.0);
-        if linear {
-            return Ok(());
-        }
-        let Some(program) = &form.remainder else {
-            return self.fail(field, "the gap does not depend on any coordinate");
+        let text = match written {
+            Value::Text(t) => format!("in \"{t}\": "),
+            Value::Number(_) => String::new(),
         };
-        let at = Point {
-            x: start,
-            u: &[],
-            w: &[],
-            t: 0.0,
-        };
-        let reads = program.variables();
-        if reads.is_empty() {
-            return self.fail(field, "the gap does not depend on any coordinate");
-        }
-        let vanishes = reads
+        let mut row: Vec<(usize, f64)> = form
+            .terms
             .iter()
-            .all(|&j| program.eval_tangent(ctx.defaults, &at, j as u32).1 == 0.0);
-        if vanishes {
+            .map(|(j, e)| (*j, e.eval(ctx.defaults)))
+            .collect();
+        if let Some(program) = &form.remainder {
+            let at = Point {
+                x: start,
+                u: &[],
+                w: &[],
+                t: 0.0,
+            };
+            for j in program.variables() {
+                let d = program.eval_tangent(ctx.defaults, &at, j as u32).1;
+                match row.iter_mut().find(|(k, _)| *k == j) {
+                    Some((_, entry)) => *entry += d,
+                    None => row.push((j, d)),
+                }
+            }
+        }
+        if row.is_empty() {
+            return self.fail(
+                field,
+                format!("{text}the gap does not depend on any coordinate"),
+            );
+        }
+        row.sort_unstable_by_key(|(j, _)| *j);
+        let at = row
+            .iter()
+            .map(|&(j, _)| format!("{} = {}", names[j], start[j]))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if let Some((j, d)) = row.iter().find(|(_, d)| !d.is_finite()) {
             return self.fail(
                 field,
                 format!(
-                    "the gap's Jacobian dg/dq vanishes at the start values ({}) with the default parameters: the contact would have no direction to push in",
-                    reads
-                        .iter()
-                        .map(|&j| format!("{} = {}", names[j], start[j]))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    "{text}the gap's derivative along {} is {d} at the start values ({at}) with the default parameters: the gap must be differentiable there",
+                    names[*j]
+                ),
+            );
+        }
+        if row.iter().all(|(_, d)| *d == 0.0) {
+            return self.fail(
+                field,
+                format!(
+                    "{text}the gap's Jacobian dg/dq vanishes at the start values ({at}) with the default parameters: the contact would have no direction to push in"
                 ),
             );
         }
@@ -191,6 +280,26 @@ mod tests {
         ] {
             let node = expr::parse(src).unwrap();
             assert_eq!(velocity_degree(&node, &v), d, "{src}");
+        }
+    }
+
+    #[test]
+    fn parts_free_of_velocities() {
+        let v = |n: &str| n.starts_with('v');
+        let q = |n: &str| n.starts_with('q');
+        for (src, free) in [
+            ("v1 * cos(q)", Free::Zero),
+            ("v1/(2 + q) - v2*q", Free::Zero),
+            ("v1 - w + 1", Free::Plain),
+            ("cos(0*v1)", Free::Plain),
+            ("v1 + q", Free::Reads("q")),
+            ("v1 + sin(q2)", Free::Reads("q2")),
+            ("(v1 + 1)*q", Free::Reads("q")),
+            ("v1 + q*w", Free::Reads("q")),
+            ("q*v1 - q*v1", Free::Zero),
+        ] {
+            let node = expr::parse(src).unwrap();
+            assert_eq!(free_part(&node, &v, &q), free, "{src}");
         }
     }
 }

@@ -11,14 +11,15 @@
 //! positions then the velocities; the pairs are, per contact, the normal
 //! reaction and, with friction, the two friction parts and the slip speed.
 //! Everything is checked at the default parameters, including that the mass
-//! matrix is symmetric positive definite.
+//! matrix is symmetric positive definite; a mechanical file has no states,
+//! pairs or `[system]` of the first-order form.
 
 mod friction;
 
 use super::affine::Symbol;
-use super::expr::{self, Expr};
+use super::expr::Expr;
 use super::mech_nonlinear::MechNonlinear;
-use super::raw::{RawContact, RawCoordinate, RawMechanics, Value};
+use super::raw::{RawContact, RawCoordinate, RawMechanics, RawModel};
 use super::validate::{MatrixContext, Names, Res, Validator};
 use super::{Contact, ExprMatrix, Mechanics, Pair, Variable};
 use crate::mechanics::{check_mass, DENSE_LIMIT};
@@ -116,7 +117,13 @@ impl Validator<'_> {
         for (i, c) in coords.iter().enumerate() {
             let Some(force) = &c.force else { continue };
             let field = format!("coordinates[{i}].force");
-            let form = self.mech_form(&field, force, &any_or_time, ctx, "")?;
+            let form = self.mech_form(
+                &field,
+                force,
+                &any_or_time,
+                ctx,
+                " (a force reads coordinates, velocities, inputs, parameters and time; contact reactions act through the gaps and slips)",
+            )?;
             let (constant, terms) = (form.constant, form.terms);
             if let Some(program) = form.remainder {
                 nonlinear.force.push((i, program));
@@ -152,7 +159,7 @@ impl Validator<'_> {
                 " (a gap reads coordinates and parameters)",
             )?;
             self.gap_acts(
-                &format!("{field}.gap"),
+                (&format!("{field}.gap"), &c.gap),
                 &form,
                 (&starts, &coordinate_names),
                 ctx,
@@ -236,6 +243,32 @@ impl Validator<'_> {
         Ok((states, pairs, mech))
     }
 
+    /// A mechanical model states its dynamics with coordinates and contacts only.
+    pub(super) fn first_order_absent(&self, raw: &RawModel) -> Res<()> {
+        let s = &raw.system;
+        let system_given = [&s.a, &s.b, &s.e, &s.c, &s.d, &s.fw]
+            .iter()
+            .any(|m| m.is_some())
+            || s.f.is_some()
+            || s.g.is_some();
+        let clash = if !raw.states.is_empty() {
+            Some("states")
+        } else if !raw.complementarity.is_empty() {
+            Some("complementarity")
+        } else if system_given {
+            Some("system")
+        } else {
+            None
+        };
+        match clash {
+            Some(field) => self.fail(
+                field,
+                "a mechanical model (one with [[coordinates]] or [[contacts]]) takes its states from the coordinates and its pairs from the contacts; remove this section",
+            ),
+            None => Ok(()),
+        }
+    }
+
     /// The mass matrix: per coordinate (diagonal) or `mechanics.M`, never both;
     /// symmetric positive definite at the default parameters.
     fn mass(
@@ -291,24 +324,5 @@ impl Validator<'_> {
             return self.fail(field, format!("{message} (at the default parameters)"));
         }
         Ok(mass)
-    }
-
-    /// A start value: a number, or a constant expression such as `"0.1 * 3"`.
-    pub(super) fn constant(&self, field: &str, v: Option<&Value>) -> Res<f64> {
-        let x = match v {
-            None => 0.0,
-            Some(Value::Number(x)) => *x,
-            Some(Value::Text(t)) => {
-                let node = expr::parse(t).map_err(|e| self.expr_error(field, t, e))?;
-                let e = Expr::compile(&node, &|_| None).map_err(|mut e| {
-                    e.message
-                        .push_str(" (a start value is a number or a constant expression)");
-                    self.expr_error(field, t, e)
-                })?;
-                e.eval(&[])
-            }
-        };
-        self.finite(field, x)?;
-        Ok(x)
     }
 }

@@ -20,6 +20,9 @@
 //! All three run on a stack of [`MAX_STACK`] entries: no allocation.
 
 mod fold;
+mod smooth;
+
+pub use smooth::Form;
 
 use super::expr::{emit, err, BinOp, Expr, ExprError, Node, Op, MAX_STACK};
 use serde::{Deserialize, Serialize};
@@ -90,16 +93,6 @@ impl Nonlinear {
     }
 }
 
-/// Whether `node` reads a variable (a name `lookup` maps to [`Operand::Var`]).
-pub fn reads_variable(node: &Node, lookup: &dyn Fn(&str) -> Option<Operand>) -> bool {
-    match node {
-        Node::Num(_) => false,
-        Node::Name(n) => matches!(lookup(n), Some(Operand::Var(_))),
-        Node::Neg(a) | Node::Call(_, a) => reads_variable(a, lookup),
-        Node::Bin(_, l, r) => reads_variable(l, lookup) || reads_variable(r, lookup),
-    }
-}
-
 /// Whether `node` reads a variable or `time`: it is not a parameter expression.
 pub fn reads_state_or_time(node: &Node, lookup: &dyn Fn(&str) -> Option<Operand>) -> bool {
     match node {
@@ -110,59 +103,16 @@ pub fn reads_state_or_time(node: &Node, lookup: &dyn Fn(&str) -> Option<Operand>
     }
 }
 
-/// The block a nonsmooth function of the state should be written with.
-fn block_for(name: &str) -> &'static str {
-    match name {
-        "abs" => "an abs block",
-        "min" => "a min block",
-        "max" => "a max block",
-        _ => "a relay, pwa or saturation block (or a switch written as complementarity)",
-    }
-}
-
-/// Refuses a nonsmooth function whose argument reads a variable.
-fn check_smooth(node: &Node, lookup: &dyn Fn(&str) -> Option<Operand>) -> Result<(), ExprError> {
-    match node {
-        Node::Num(_) | Node::Name(_) => Ok(()),
-        Node::Neg(a) => check_smooth(a, lookup),
-        Node::Call(f, a) => {
-            if f.nonsmooth() && reads_variable(a, lookup) {
-                let name = f.name();
-                return err(
-                    0,
-                    format!(
-                        "{name}(...) of a state, input or block output is not smooth: use {} instead (nonsmoothness in the state belongs in complementarity, where each step solves it exactly); {name} of parameters and time is allowed",
-                        block_for(name)
-                    ),
-                );
-            }
-            check_smooth(a, lookup)
-        }
-        Node::Bin(b, l, r) => {
-            if b.nonsmooth() && (reads_variable(l, lookup) || reads_variable(r, lookup)) {
-                let name = b.call_name().unwrap_or("?");
-                return err(
-                    0,
-                    format!(
-                        "{name}(...) of a state, input or block output is not smooth: use {} instead; {name} of parameters and time is allowed",
-                        block_for(name)
-                    ),
-                );
-            }
-            check_smooth(l, lookup)?;
-            check_smooth(r, lookup)
-        }
-    }
-}
-
 impl Expr {
     /// Compiles a tree over parameters, variables and `time`, refusing
-    /// nonsmooth functions of variables.
+    /// nonsmooth functions of variables (the refusal points to what `form`
+    /// writes such laws with).
     pub fn compile_program(
         node: &Node,
         lookup: &dyn Fn(&str) -> Option<Operand>,
+        form: Form,
     ) -> Result<Expr, ExprError> {
-        check_smooth(node, lookup)?;
+        smooth::check(node, lookup, form)?;
         let mut ops = Vec::new();
         let operand = |name: &str| {
             lookup(name).map(|o| match o {

@@ -9,11 +9,38 @@
 use serde::Deserialize;
 
 /// A number or an expression over parameters, as a matrix entry or a bound.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     Number(f64),
     Text(String),
+}
+
+/// Written out rather than `#[serde(untagged)]`, whose refusal of a wrong
+/// type (`start = true`) says only that no variant matched: this one says
+/// what was found and what a value may be.
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Value;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or an expression in quotes")
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+                Ok(Value::Number(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+                Ok(Value::Number(v as f64))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+                Ok(Value::Number(v as f64))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+                Ok(Value::Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -95,7 +122,8 @@ pub struct RawScheme {
 #[serde(deny_unknown_fields)]
 pub struct RawParameter {
     pub name: String,
-    pub value: f64,
+    /// A number or a constant expression (`"2*pi"`); not other parameters.
+    pub value: Value,
     #[serde(default)]
     pub description: String,
     #[serde(default)]
@@ -106,8 +134,8 @@ pub struct RawParameter {
 #[serde(deny_unknown_fields)]
 pub struct RawVariable {
     pub name: String,
-    #[serde(default)]
-    pub start: f64,
+    /// A number or a constant expression (`"3 * 0.01"`), as a coordinate's.
+    pub start: Option<Value>,
     /// A state's derivative as a linear form (the signal form; states only).
     pub der: Option<Value>,
     #[serde(default)]

@@ -60,7 +60,7 @@ impl Validator<'_> {
             terms: form.terms.clone(),
         };
         let (_, terms) = self.compile_form(field, text, &linear, ctx)?;
-        let remainder = Expr::compile_program(&form.constant, &operands(lookup))
+        let remainder = Expr::compile_program(&form.constant, &operands(lookup), self.form)
             .map_err(|e| self.expr_error(field, text, e))?;
         Ok(Row {
             constant: Expr::constant(0.0),

@@ -98,14 +98,14 @@ impl Validator<'_> {
         for (i, v) in raw.states.iter().enumerate() {
             let field = format!("states[{i}]");
             names.declare(self, field.clone(), &v.name)?;
-            self.finite(&format!("{field}.start"), v.start)?;
+            let start = self.constant(&format!("{field}.start"), v.start.as_ref())?;
             if v.der.is_none() {
                 return self.fail(
                     format!("{field}.der"),
                     "missing: in a model with blocks or derivatives every state gives its derivative (der = \"...\")",
                 );
             }
-            states.push(state_variable(v));
+            states.push(state_variable(v, start));
         }
 
         // First pass: types, keys, parameters, and where every variable goes.
@@ -341,10 +341,10 @@ impl Validator<'_> {
     }
 }
 
-fn state_variable(v: &RawVariable) -> Variable {
+fn state_variable(v: &RawVariable, start: f64) -> Variable {
     Variable {
         name: v.name.clone(),
-        start: v.start,
+        start,
         description: v.description.clone(),
         unit: v.unit.clone(),
     }

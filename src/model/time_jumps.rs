@@ -138,7 +138,7 @@ fn sites_of(ops: &[Op]) -> Vec<(Func, &[Op])> {
 mod tests {
     use super::*;
     use crate::model::expr::parse;
-    use crate::model::program::Operand;
+    use crate::model::program::{Form, Operand};
 
     fn program(src: &str) -> Expr {
         let lookup = |name: &str| match name {
@@ -148,7 +148,7 @@ mod tests {
             "x" => Some(Operand::Var(0)),
             _ => None,
         };
-        Expr::compile_program(&parse(src).unwrap(), &lookup).unwrap()
+        Expr::compile_program(&parse(src).unwrap(), &lookup, Form::Signal).unwrap()
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub(super) use fields::Names;
 pub(super) use matrices::{variable_symbols, MatrixContext};
 
 use super::affine::Symbol;
+use super::program::Form;
 use super::raw::{self, RawModel};
 use super::{Method, Model, Parameter, System, Variable};
 use std::collections::HashMap;
@@ -99,7 +100,17 @@ pub fn from_str_with(
         field,
         message,
     })?;
-    Validator { file: path, method }.model(raw)
+    let form = if raw.coordinates.is_empty() && raw.contacts.is_empty() {
+        Form::Signal
+    } else {
+        Form::Mechanical
+    };
+    Validator {
+        file: path,
+        method,
+        form,
+    }
+    .model(raw)
 }
 
 /// Most output coefficients (outputs × variables) a model may have: 80 MB.
@@ -116,6 +127,9 @@ pub(super) struct Validator<'a> {
     file: &'a Path,
     /// `--scheme`: replaces the file's `[scheme] method`.
     pub(super) method: Option<&'a str>,
+    /// Mechanical (coordinates or contacts) or first-order: what nonlinear
+    /// rows read and where their nonsmooth laws belong.
+    pub(super) form: Form,
 }
 
 pub(super) type Res<T> = Result<T, ModelError>;
@@ -124,7 +138,7 @@ impl Validator<'_> {
     fn model(&self, mut raw: RawModel) -> Res<Model> {
         self.identifier("model.name", &raw.model.name)?;
         let signal_form = super::signals::wanted(&raw);
-        let mechanical = !raw.coordinates.is_empty() || !raw.contacts.is_empty();
+        let mechanical = self.form == Form::Mechanical;
         if mechanical {
             self.first_order_absent(&raw)?;
             if !raw.blocks.is_empty() {
@@ -145,10 +159,10 @@ impl Validator<'_> {
         for (i, p) in raw.parameters.into_iter().enumerate() {
             let field = format!("parameters[{i}]");
             names.declare(self, field.clone(), &p.name)?;
-            self.finite(&format!("{field}.value"), p.value)?;
+            let value = self.constant(&format!("{field}.value"), Some(&p.value))?;
             parameters.push(Parameter {
                 name: p.name,
-                value: p.value,
+                value,
                 description: p.description,
                 unit: p.unit,
             });
@@ -317,16 +331,29 @@ impl Validator<'_> {
             return Ok(());
         };
         let deps = model.pair_feedthrough();
-        if let Some((j, _)) = nl.y.iter().find(|(j, _)| !deps[*j].is_empty()) {
-            return self.fail(
-                "inputs",
-                format!(
-                    "the block relation of {} is nonlinear and follows an input at once; such direct feedthrough is linear only for now (feed the input through a state, or write the relation linearly)",
-                    model.pairs[*j].name
-                ),
-            );
-        }
-        Ok(())
+        let Some((j, _)) = nl.y.iter().find(|(j, _)| !deps[*j].is_empty()) else {
+            return Ok(());
+        };
+        // The relation is the block's (the signal form derives every pair
+        // from a block), so the block is where to look.
+        let field = model
+            .blocks
+            .iter()
+            .position(|b| b.pairs.contains(j))
+            .map_or("inputs".to_string(), |b| format!("blocks[{b}]"));
+        let inputs: Vec<&str> = deps[*j]
+            .iter()
+            .map(|&w| model.inputs[w].name.as_str())
+            .collect();
+        self.fail(
+            field,
+            format!(
+                "the block relation of {} is nonlinear and follows input{} {} at once; such direct feedthrough is linear only for now (feed the input through a state, or write the relation linearly)",
+                model.pairs[*j].name,
+                if inputs.len() > 1 { "s" } else { "" },
+                inputs.join(", ")
+            ),
+        )
     }
 
     fn variables(
@@ -339,40 +366,14 @@ impl Validator<'_> {
         for (i, v) in list.into_iter().enumerate() {
             let field = format!("{kind}[{i}]");
             names.declare(self, field.clone(), &v.name)?;
-            self.finite(&format!("{field}.start"), v.start)?;
+            let start = self.constant(&format!("{field}.start"), v.start.as_ref())?;
             out.push(Variable {
                 name: v.name,
-                start: v.start,
+                start,
                 description: v.description,
                 unit: v.unit,
             });
         }
         Ok(out)
-    }
-
-    /// A mechanical model states its dynamics with coordinates and contacts only.
-    fn first_order_absent(&self, raw: &RawModel) -> Res<()> {
-        let s = &raw.system;
-        let system_given = [&s.a, &s.b, &s.e, &s.c, &s.d, &s.fw]
-            .iter()
-            .any(|m| m.is_some())
-            || s.f.is_some()
-            || s.g.is_some();
-        let clash = if !raw.states.is_empty() {
-            Some("states")
-        } else if !raw.complementarity.is_empty() {
-            Some("complementarity")
-        } else if system_given {
-            Some("system")
-        } else {
-            None
-        };
-        match clash {
-            Some(field) => self.fail(
-                field,
-                "a mechanical model (one with [[coordinates]] or [[contacts]]) takes its states from the coordinates and its pairs from the contacts; remove this section",
-            ),
-            None => Ok(()),
-        }
     }
 }

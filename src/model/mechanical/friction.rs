@@ -46,16 +46,18 @@ impl Validator<'_> {
             ctx,
             (0.0, f64::INFINITY),
         )?;
-        // Coordinates are read by the coefficients only; the split keeps a
-        // product with a coordinate in the remainder, whose degree in the
-        // velocities is checked.
+        // Coordinates are read by the coefficients only (slip_form checks
+        // the text first); the split keeps a product with a coordinate in
+        // the remainder.
         let variable = |name: &str| match symbols.get(name) {
             Some(s) => Some(*s),
             None => (ctx.param)(name).map(Symbol::Param),
         };
         let field_slip = format!("{field}.slip");
         let is_velocity = |name: &str| matches!(symbols.get(name), Some(Symbol::Var(j)) if (n..2 * n).contains(j));
-        self.slip_linear_in_velocity(&field_slip, slip, &is_velocity)?;
+        let is_coordinate =
+            |name: &str| matches!(symbols.get(name), Some(Symbol::Var(j)) if *j < n);
+        self.slip_form(&field_slip, slip, &is_velocity, &is_coordinate)?;
         let form = self.mech_form(
             &field_slip,
             slip,
@@ -63,18 +65,6 @@ impl Validator<'_> {
             ctx,
             " (a slip velocity reads velocities, inputs, coordinates in its coefficients, and parameters)",
         )?;
-        if let Some((j, _)) = form.terms.iter().find(|(j, _)| *j < n) {
-            return self.fail(
-                field_slip,
-                format!(
-                    "the term in coordinate {} does not multiply a velocity: a slip velocity is T(q) v + Tw w + t0",
-                    symbols
-                        .iter()
-                        .find(|(_, s)| **s == Symbol::Var(*j))
-                        .map_or("?", |(name, _)| name)
-                ),
-            );
-        }
         let (slip0, terms) = (form.constant, form.terms);
         let slip_reads_velocity = form
             .remainder
@@ -90,10 +80,10 @@ impl Validator<'_> {
             slip0,
         };
         for (j, e) in terms {
-            if j < 2 * n {
-                f.slip.push((j - n, e));
-            } else {
-                f.slip_inputs.push((j - 2 * n, e));
+            match j {
+                j if j < n => unreachable!("slip_form refused a coordinate outside T(q)"),
+                j if j < 2 * n => f.slip.push((j - n, e)),
+                j => f.slip_inputs.push((j - 2 * n, e)),
             }
         }
         if f.slip.is_empty() && !slip_reads_velocity {

@@ -96,7 +96,7 @@ fn constant_at(ops: &[Op], k: usize) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Operand, Point};
+    use super::super::{Form, Operand, Point};
     use crate::model::expr::{parse, Expr};
 
     fn program(src: &str) -> Expr {
@@ -109,7 +109,7 @@ mod tests {
             "time" => Some(Operand::Time),
             _ => None,
         };
-        Expr::compile_program(&parse(src).unwrap(), &lookup).unwrap()
+        Expr::compile_program(&parse(src).unwrap(), &lookup, Form::Signal).unwrap()
     }
 
     /// Every evaluator gives the bits of the unfolded program, over

@@ -6,6 +6,10 @@ use super::*;
 use crate::model::expr::parse;
 
 fn program(src: &str) -> Result<Expr, ExprError> {
+    program_in(src, Form::Signal)
+}
+
+fn program_in(src: &str, form: Form) -> Result<Expr, ExprError> {
     let lookup = |n: &str| match n {
         "x" => Some(Operand::Var(0)),
         "y" => Some(Operand::Var(1)),
@@ -13,7 +17,7 @@ fn program(src: &str) -> Result<Expr, ExprError> {
         "time" => Some(Operand::Time),
         _ => None,
     };
-    Expr::compile_program(&parse(src)?, &lookup)
+    Expr::compile_program(&parse(src)?, &lookup, form)
 }
 
 /// Forward-mode derivatives agree with the closed forms.
@@ -128,5 +132,25 @@ fn nonsmooth_functions_of_variables_are_refused() {
         "floor(time)",
     ] {
         assert!(program(src).is_ok(), "{src}");
+    }
+}
+
+/// A mechanical model has no blocks: its refusal points to contacts and
+/// friction instead, for every nonsmooth function.
+#[test]
+fn mechanical_refusals_point_to_contacts_not_blocks() {
+    for src in ["abs(y)", "max(x, 0)", "step(x)", "frac(time*x)"] {
+        let e = program_in(src, Form::Mechanical).unwrap_err();
+        assert!(!e.message.contains("use "), "{src}: {}", e.message);
+        assert!(
+            e.message.contains("a mechanical model has no blocks"),
+            "{src}: {}",
+            e.message
+        );
+        assert!(
+            e.message.contains("coordinate, velocity or input"),
+            "{src}: {}",
+            e.message
+        );
     }
 }

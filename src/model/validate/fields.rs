@@ -1,10 +1,12 @@
 //! The checks every field of a model file goes through: declared names (C
 //! identifiers, not reserved, unique across the model, a repeat pointing at
-//! the first declaration), finite numbers, parameter expressions, and the
-//! error that names the file, the field and what is wrong.
+//! the first declaration), finite numbers, start values, parameter
+//! expressions, and the error that names the file, the field and what is
+//! wrong.
 
 use super::{ModelError, Res, Validator};
 use crate::model::expr::{self, Expr};
+use crate::model::raw::Value;
 use std::collections::HashMap;
 
 /// Words that cannot be variable names: the FMU's independent variable and the
@@ -86,6 +88,28 @@ impl Validator<'_> {
         Ok(())
     }
 
+    /// A start value (of a state, an input, a coordinate or a block) or a
+    /// parameter's value: a number, or a constant expression such as
+    /// `"0.1 * 3"` (0 when absent). Both are fixed before the simulation has
+    /// a time, and a start value does not follow parameters set later.
+    pub(in crate::model) fn constant(&self, field: &str, v: Option<&Value>) -> Res<f64> {
+        let x = match v {
+            None => 0.0,
+            Some(Value::Number(x)) => *x,
+            Some(Value::Text(t)) => {
+                let node = expr::parse(t).map_err(|e| self.expr_error(field, t, e))?;
+                let e = Expr::compile(&node, &|_| None).map_err(|mut e| {
+                    e.message
+                        .push_str(" (a start value or a parameter's value is a number or a constant expression)");
+                    self.expr_error(field, t, e)
+                })?;
+                e.eval(&[])
+            }
+        };
+        self.finite(field, x)?;
+        Ok(x)
+    }
+
     pub(in crate::model) fn parameter_expr(
         &self,
         field: &str,
@@ -125,5 +149,38 @@ impl Validator<'_> {
             field: field.into(),
             message: format!("in \"{text}\": {e}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::validate::from_str;
+    use std::path::Path;
+
+    /// Start values of every kind and parameter values take constant
+    /// expressions, evaluated once.
+    #[test]
+    fn starts_and_parameter_values_are_constant_expressions() {
+        let text = r#"
+[model]
+name = "m"
+[[parameters]]
+name = "k"
+value = "2*pi"
+[[inputs]]
+name = "w"
+start = "-1/4"
+[[states]]
+name = "x"
+start = "3*0.01"
+der = "-k*x + w"
+"#;
+        let m = from_str(text, Path::new("m.toml")).unwrap();
+        assert_eq!(m.parameters[0].value, 2.0 * std::f64::consts::PI);
+        assert_eq!(m.inputs[0].start, -0.25);
+        assert_eq!(m.states[0].start, 3.0 * 0.01);
+        let e = from_str(&text.replace("\"3*0.01\"", "\"k\""), Path::new("m.toml")).unwrap_err();
+        assert_eq!(e.field, "states[0].start");
+        assert!(e.message.contains("unknown name 'k'"), "{e}");
     }
 }

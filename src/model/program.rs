@@ -93,16 +93,6 @@ impl Nonlinear {
     }
 }
 
-/// Whether `node` reads a variable or `time`: it is not a parameter expression.
-pub fn reads_state_or_time(node: &Node, lookup: &dyn Fn(&str) -> Option<Operand>) -> bool {
-    match node {
-        Node::Num(_) => false,
-        Node::Name(n) => matches!(lookup(n), Some(Operand::Var(_) | Operand::Time)),
-        Node::Neg(a) | Node::Call(_, a) => reads_state_or_time(a, lookup),
-        Node::Bin(_, l, r) => reads_state_or_time(l, lookup) || reads_state_or_time(r, lookup),
-    }
-}
-
 impl Expr {
     /// Compiles a tree over parameters, variables and `time`, refusing
     /// nonsmooth functions of variables (the refusal points to what `form`

@@ -7,7 +7,7 @@
 //! a contact takes part when `g(q) + γ h G(q) v <= 0` (decided once, at the
 //! step's start, as the linear scheme does), and then
 //! `0 <= G(q⁺) v⁺ + e G(q) v ⟂ p >= 0`; friction is the linear scheme's
-//! Coulomb block with the slip `s = T(q⁺) v⁺ + offset(q⁺, w)`.
+//! Coulomb block with the slip `s = T(q⁺) v⁺ + Tw w + t0`.
 //!
 //! Each iteration linearizes at the iterate `(q̄, v̄)`:
 //! `Ŵ = M - hθ ∂F/∂v - (hθ)² ∂F/∂q` (both at the iterate, by forward-mode

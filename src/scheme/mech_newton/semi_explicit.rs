@@ -9,7 +9,7 @@
 //! `M (v⁺ - v_f) = h G(q⁺)ᵀ λ + h T(q⁺)ᵀ (λ+ - λ-)`,
 //! `0 <= g(q⁺) ⟂ λ >= 0` for every contact (the gap at the step's end: no
 //! penetration, plastic impacts), and Coulomb's block with the slip
-//! `s = T(q⁺) v⁺ + offset(q⁺, w)`.
+//! `s = T(q⁺) v⁺ + Tw w + t0`.
 //!
 //! Each iteration linearizes at the iterate `v̄` (`q̄ = q + h v̄`): the gap
 //! `g(q⁺) ≈ g(q̄) + h G(q̄)(v⁺ - v̄)`, and `G`, `T` at `q̄`; that is the linear
@@ -24,7 +24,7 @@
 //! residual `M (v̄ - v) - h F - h G(q̄)ᵀ λ - h T(q̄)ᵀ λ_t` against the
 //! magnitude of its terms; each gap's linearization error `g(q̄) - y` (`y`
 //! the gap the LCP predicted) against the magnitude of the gap's terms; each
-//! slip's `T(q̄) v̄ + offset(q̄) - s_lcp` against its terms (a velocity
+//! slip's `T(q̄) v̄ + Tw w + t0 - s_lcp` against its terms (a velocity
 //! counted with its momentum row's terms per unit mass, as in the Moreau–Jean
 //! residual), every one below [`TOL`]. After [`MAX_ITERATIONS`] solves, or a
 //! residual that is not finite, the step is discarded. The iteration starts

@@ -344,3 +344,51 @@ pub(super) struct StepData<'a> {
     pub(super) t: f64,
     pub(super) h: f64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::natural_residual;
+
+    const INF: f64 = f64::INFINITY;
+
+    #[test]
+    fn the_natural_residual_is_measured_in_the_units_of_the_relation() {
+        // Inside the box: the relation itself, whatever the rate.
+        assert_eq!(natural_residual(0.25, 3.0, 0.5, 0.0, 1.0), 0.25);
+        assert_eq!(natural_residual(-0.25, INF, 0.5, 0.0, INF), -0.25);
+        // On a bound: only the wrong-signed part counts, up to the rate times
+        // the width of the box (the distance to the other bound).
+        assert_eq!(natural_residual(5.0, 3.0, 0.0, 0.0, 1.0), 0.0);
+        assert_eq!(natural_residual(-5.0, 3.0, 0.0, 0.0, INF), -5.0);
+        assert_eq!(natural_residual(-5.0, 3.0, 0.0, 0.0, 1.0), -3.0);
+        assert_eq!(natural_residual(-5.0, 3.0, 1.0, 0.0, 1.0), 0.0);
+        assert_eq!(natural_residual(5.0, 3.0, 1.0, -INF, 1.0), 5.0);
+        assert_eq!(natural_residual(5.0, 3.0, 1.0, 0.0, 1.0), 3.0);
+        // Near a bound: at most the rate times the distance to it.
+        assert_eq!(natural_residual(5.0, 4.0, 0.25, 0.0, 1.0), 1.0);
+        assert_eq!(natural_residual(-5.0, 4.0, 0.75, 0.0, 1.0), -1.0);
+        // Without a rate a multiplier off its bound is inside the box.
+        assert_eq!(natural_residual(5.0, INF, 1e-300, 0.0, 1.0), 5.0);
+        // A free pair and a fixed one; infinite bounds never meet a zero rate.
+        assert_eq!(natural_residual(2.0, 0.0, 7.0, -INF, INF), 2.0);
+        assert_eq!(natural_residual(2.0, 0.0, 0.5, 0.5, 0.5), 0.0);
+        // A relation evaluated outside its domain is never met.
+        assert!(natural_residual(f64::NAN, 3.0, 0.0, 0.0, 1.0).is_nan());
+        assert!(natural_residual(f64::NAN, INF, 0.5, 0.5, 0.5).is_nan());
+    }
+
+    #[test]
+    fn scaling_the_multiplier_scales_nothing_but_the_rate() {
+        // u in units 2^30 times smaller: u, its bounds and 1/d scale by 2^30.
+        let f = (1u64 << 30) as f64;
+        for (c, d, u, lo, hi) in [
+            (5.0, 4.0, 0.25, 0.0, 1.0),
+            (-5.0, 4.0, 0.75, 0.0, 1.0),
+            (0.1, 2.0, 0.0, 0.0, INF),
+            (-0.3, 0.5, 2.0, -INF, 2.0),
+        ] {
+            let scaled = natural_residual(c, d / f, u * f, lo * f, hi * f);
+            assert_eq!(natural_residual(c, d, u, lo, hi), scaled);
+        }
+    }
+}

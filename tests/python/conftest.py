@@ -41,6 +41,8 @@ Table of contents of the suite
   test_moreau_jean.py             the Moreau-Jean step vs an independent NumPy implementation
   test_mech_nonlinear.py          nonlinear forces and gaps vs solve_ivp and NumPy Moreau-Jean
   test_mech_schemes_nonlinear.py  projected and semi-explicit schemes on nonlinear mechanics
+  test_mech_slip_sliding.py       a nonlinear slip that slides, then sticks (puck in a bowl):
+                                  Moreau–Jean and semi-explicit vs NumPy, 1e-9
   test_siconos_options.py         gamma and direct projection vs NumPy (Siconos' options)
   test_theta_gamma.py             theta-gamma variants vs Siconos' published CircuitRLCD
   test_model_exchange.py          FMI 2.0 and 3.0 ME under FMPy's CVode and Euler vs exact answers

@@ -3,7 +3,8 @@
 # `lcsfmu check` (and with the shared conformance checker too, when ../shared is
 # there), co-simulate it with
 # FMPy over its default experiment and with `lcsfmu simulate`, and show that both
-# give the same numbers. Models with inputs are driven by sine waves (out/*.csv,
+# give the same numbers (and, for each nonlinear model, on one line, how many Newton
+# iterations its steps took). Models with inputs are driven by sine waves (out/*.csv,
 # see `inputs` below). Each model's plot goes to out/<name>.svg, and out/index.html
 # shows them all with their variables and agreement lines. Last, the bead chain is
 # built again with 1,000 beads (--define N=1000) and co-simulated.
@@ -27,6 +28,24 @@ for file, (name, f) in signals.items():
 declare -A inputs=([saturated_integrator]=sine [saturated_integrator_blocks]=sine
                    [backlash_gear]=shaft [zero_crossing]=crossing)
 check=../shared/tools/fmu-check.py
+# The histogram `lcsfmu simulate -v` prints for a nonlinear model ("Newton iterations (LCP
+# solves) per step, over N steps:", a line per count, the halvings and the largest residual)
+# as one line; any other line of the log as it is (none for the linear models).
+newton_line() {
+    awk '
+        /^Newton iterations \(LCP solves\) per step, over / { steps = $8; next }
+        steps != "" && /^ +[0-9]+\+? iterations: [0-9]+ steps$/ {
+            hist = hist sep $1 " on " $3 " steps"; sep = ", "; next
+        }
+        steps != "" && /line-search halvings:/ {
+            halvings = $3; sub(";", "", halvings); residual = $NF; next
+        }
+        { print }
+        END {
+            if (steps != "")
+                printf "Newton iterations (LCP solves) per step over %s steps: %s; line-search halvings %s; largest scaled residual at acceptance %.2e\n", steps, hist, halvings, residual
+        }' "$1"
+}
 for fmu in out/*.fmu; do
     name=$(basename "$fmu" .fmu)
     echo "== $name"
@@ -42,7 +61,15 @@ for fmu in out/*.fmu; do
     step=$("$venv/bin/python" -c "from fmpy import read_model_description as r; print(r('$fmu').defaultExperiment.stepSize)")
     "$venv/bin/fmpy" simulate "$fmu" --interface-type CoSimulation --output-interval "$step" "${fmpy_input[@]}" \
         --output-file "out/$name.fmpy.csv"
-    ./target/release/lcsfmu simulate "$fmu" "${lcsfmu_input[@]}" -o "out/$name.csv" --plot "out/$name.svg"
+    # -v: a nonlinear model's Newton iterations per step, counted by the run itself (no
+    # second run), on standard error; shown below on one line.
+    log="out/$name.simulate.log"
+    if ! ./target/release/lcsfmu simulate "$fmu" "${lcsfmu_input[@]}" -v -o "out/$name.csv" \
+        --plot "out/$name.svg" 2>"$log"; then
+        cat "$log"
+        exit 1
+    fi
+    newton_line "$log"
     "$venv/bin/python" -c "
 import numpy as np, sys
 a = np.genfromtxt('out/$name.fmpy.csv', delimiter=',', names=True)

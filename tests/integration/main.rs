@@ -232,8 +232,14 @@ pub fn running_me(m: Model) -> Instance {
 /// Steps `m` at its experiment's step through `before` steps, serializes the
 /// FMU state there, steps on through `after`, restores the state from its
 /// bytes and asserts that the same steps give the same states and pairs, bit
-/// for bit (`what` names the case in the failure).
-pub fn assert_fmu_state_replays(m: Model, before: usize, after: usize, what: &str) {
+/// for bit (`what` names the case in the failure). Returns the pairs after
+/// each step of the window, for a caller to check what the window crossed.
+pub fn assert_fmu_state_replays(
+    m: Model,
+    before: usize,
+    after: usize,
+    what: &str,
+) -> Vec<Vec<f64>> {
     let h = m.experiment.step;
     let mut i = initialized(m);
     for k in 0..before {
@@ -241,15 +247,17 @@ pub fn assert_fmu_state_replays(m: Model, before: usize, after: usize, what: &st
     }
     let bytes = i.serialize(&i.snapshot());
     let run = |i: &mut Instance| {
-        let mut out = Vec::new();
+        let (mut bits, mut pairs) = (Vec::new(), Vec::new());
         for k in before..after {
             i.do_step(k as f64 * h, h).unwrap();
-            out.extend(i.states().iter().chain(i.pairs()).map(|v| v.to_bits()));
+            bits.extend(i.states().iter().chain(i.pairs()).map(|v| v.to_bits()));
+            pairs.push(i.pairs().to_vec());
         }
-        out
+        (bits, pairs)
     };
-    let first = run(&mut i);
+    let (first, pairs) = run(&mut i);
     let back = i.deserialize(&bytes).unwrap();
     i.restore(&back).unwrap();
-    assert_eq!(run(&mut i), first, "{what}");
+    assert_eq!(run(&mut i).0, first, "{what}");
+    pairs
 }

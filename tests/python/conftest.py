@@ -11,6 +11,9 @@ Table of contents of the suite
   test_parameters.py        4     parameters/start values change results as the exact solution says
   test_fmu_state.py         5     get/set/serialize FMU state, fmi2Reset, two instances
   test_failures.py          6     Discard + terminated on infeasible steps, initialization errors
+  test_newton_discard.py          a Newton step that fails (FMI 2.0 and 3.0): Discard, the logged
+                                  iterations and residual == NumPy's, the state kept bit for bit,
+                                  a retry with h / 10 from the saved FMU state
   test_forced_panic.py            a template built to panic in fmi2DoStep: fmi2Fatal, the message
                                   logged, every later call refused, the process lives
   test_second_importer.py         the Rust `fmi` crate (examples/fmi_cosim.rs) == FMPy, bit for bit
@@ -38,6 +41,8 @@ Table of contents of the suite
   test_moreau_jean.py             the Moreau-Jean step vs an independent NumPy implementation
   test_mech_nonlinear.py          nonlinear forces and gaps vs solve_ivp and NumPy Moreau-Jean
   test_mech_schemes_nonlinear.py  projected and semi-explicit schemes on nonlinear mechanics
+  test_mech_slip_sliding.py       a nonlinear slip that slides, then sticks (puck in a bowl):
+                                  Moreau–Jean and semi-explicit vs NumPy, 1e-9
   test_siconos_options.py         gamma and direct projection vs NumPy (Siconos' options)
   test_theta_gamma.py             theta-gamma variants vs Siconos' published CircuitRLCD
   test_model_exchange.py          FMI 2.0 and 3.0 ME under FMPy's CVode and Euler vs exact answers

@@ -79,7 +79,8 @@ impl NewtonStepper {
     /// iterate's merit only when the full step does not converge (most steps
     /// converge at their first full step, and the test needs no merit).
     pub(super) fn line_search(&mut self, d: StepData) -> bool {
-        let mut merit = f64::NAN;
+        // The iterate's merit, measured when first needed.
+        let mut merit: Option<f64> = None;
         let mut alpha = 1.0;
         for halving in 0..=MAX_HALVINGS {
             for i in 0..self.nx {
@@ -95,11 +96,14 @@ impl NewtonStepper {
             let accept = if halving == 0 && self.trial.scaled_max() <= TOL {
                 true
             } else {
-                if merit.is_nan() {
-                    self.cur.judge_pairs(d.lcs, &self.u_bar, judge.0, judge.1);
-                    merit = self.cur.merit(&self.cur.scale);
-                }
-                self.trial.merit(&self.cur.scale) <= (1.0 - 1e-4 * alpha) * merit
+                let base = match merit {
+                    Some(m) => m,
+                    None => {
+                        self.cur.judge_pairs(d.lcs, &self.u_bar, judge.0, judge.1);
+                        *merit.insert(self.cur.merit(&self.cur.scale))
+                    }
+                };
+                self.trial.merit(&self.cur.scale) <= (1.0 - 1e-4 * alpha) * base
             };
             if accept {
                 self.stats.backtracks += halving;

@@ -377,4 +377,49 @@ impl Ncs {
     pub fn has_outputs(&self) -> bool {
         !self.outputs.is_empty()
     }
+
+    /// The rows of `f` and of `c` with a remainder, each once and in order,
+    /// when no remainder reads a state or a pair (only `time`, inputs and
+    /// parameters): the model is then an affine time-varying LCS whose
+    /// remainders are sources the theta step takes as inputs (see
+    /// `scheme::theta::sources`). None otherwise.
+    pub fn source_rows(&self) -> Option<(Vec<usize>, Vec<usize>)> {
+        let reads_unknowns = self.der.iter().chain(&self.y).any(|p| !p.dirs.is_empty());
+        if reads_unknowns {
+            return None;
+        }
+        let rows = |list: &[Program]| {
+            let mut r: Vec<usize> = list.iter().map(|p| p.row).collect();
+            r.sort_unstable();
+            r.dedup();
+            r
+        };
+        Some((rows(&self.der), rows(&self.y)))
+    }
+
+    /// Adds `weight` times each remainder of `f` at `at` to `out[k]`, where
+    /// `rows[k]` is its row (`rows` from [`Ncs::source_rows`]).
+    pub fn add_rhs_sources(&self, at: &Point, rows: &[usize], weight: f64, out: &mut [f64]) {
+        Self::add_sources(&self.der, &self.params, at, rows, weight, out);
+    }
+
+    /// [`Ncs::add_rhs_sources`] for the remainders of `c`.
+    pub fn add_relation_sources(&self, at: &Point, rows: &[usize], weight: f64, out: &mut [f64]) {
+        Self::add_sources(&self.y, &self.params, at, rows, weight, out);
+    }
+
+    fn add_sources(
+        list: &[Program],
+        params: &[f64],
+        at: &Point,
+        rows: &[usize],
+        weight: f64,
+        out: &mut [f64],
+    ) {
+        for p in list {
+            if let Ok(k) = rows.binary_search(&p.row) {
+                out[k] += weight * p.magnitude(params, at).0;
+            }
+        }
+    }
 }

@@ -127,7 +127,8 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     let mut stepper = Stepper::new(&model, &lcs);
     super::nonlinear::print(&model, &lcs, &mut stepper, h);
     super::mech_nonlinear::print(&model, &lcs, &mut stepper, h);
-    if model.nonlinear_dynamics() || model.nonlinear_mechanics() {
+    let newton = model.nonlinear_dynamics() && !matches!(stepper, Stepper::Theta(_));
+    if newton || model.nonlinear_mechanics() {
         return Ok(ExitCode::SUCCESS);
     }
     match stepper.lcp_matrix(&lcs, h) {

@@ -1,7 +1,8 @@
 //! What `lcsfmu check` says about a nonlinear model: which states, pairs and
 //! outputs have nonlinear parts (and which read `time`), the remainders as
 //! compiled, the sparsity of the Jacobians the Newton iteration forms, and
-//! the LCP of its first iteration from the start values.
+//! the LCP of its first iteration from the start values (or, when the
+//! remainders are sources in time, that the step is the linear one).
 
 use crate::docs::equations::program_text;
 use crate::lcs::Lcs;
@@ -89,6 +90,13 @@ pub fn print(model: &Model, lcs: &Lcs, stepper: &mut Stepper, h: f64) {
     let pair_names: Vec<&str> = model.pairs.iter().map(|p| p.name.as_str()).collect();
     pattern("dc/dx", &s.c, nl, Rows::Y, 0, nx, &pair_names, nu);
     pattern("dc/du", &s.d, nl, Rows::Y, nx, nu, &pair_names, nu);
+    if matches!(stepper, Stepper::Theta(_)) {
+        println!(
+            "  the remainders read only time, inputs and parameters: sources of an affine \
+             time-varying LCS, one LCP per step (the linear theta step, each source an input \
+             read at the scheme's evaluation points)"
+        );
+    }
     if let Some(newton) = stepper.newton() {
         let x: Vec<f64> = model.states.iter().map(|v| v.start).collect();
         let w: Vec<f64> = model.inputs.iter().map(|v| v.start).collect();

@@ -130,6 +130,31 @@ impl Solver {
         self.gauge.rate_at(i, s)
     }
 
+    /// The scale of each multiplier of `u`, a solution of `p` this solver
+    /// verified, in the units of that multiplier: `sigma_i / d_i` for a
+    /// component strictly inside its box, with `sigma_i` the resolved
+    /// magnitude of `w_i` (what the acceptance test measures `w_i`'s rounding
+    /// against, see `lcp::acceptance`) and `d_i` its exchange rate; 0 for one
+    /// on a bound (exactly there: no equation computes it). `u_i`'s rounding
+    /// is of the order of the tolerance times this: a caller that checks the
+    /// solution in its own terms (the Newton step's residual) measures with
+    /// it, so that it accepts what this solver accepted.
+    pub fn multiplier_scales(&mut self, p: &Problem, u: &[f64], out: &mut [f64]) {
+        let n = self.n;
+        self.gauge.resolve(p, u);
+        let sigma = self.gauge.resolved_magnitudes();
+        for i in 0..n {
+            let inside = u[i] > p.lo[i] && u[i] < p.hi[i];
+            let d = self.gauge.rate_at(i, sigma[i]);
+            let scale = sigma[i] / d;
+            out[i] = if inside && d > 0.0 && scale < f64::INFINITY {
+                scale
+            } else {
+                0.0
+            };
+        }
+    }
+
     /// The active set the next warm start will try.
     pub fn active_set(&self) -> &[Bound] {
         &self.active

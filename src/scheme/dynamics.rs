@@ -168,10 +168,10 @@ impl Fallback for ThetaStepper {
         x: &[f64],
         u: &[f64],
         w: &[f64],
-        _t: f64,
+        t: f64,
         h: f64,
     ) -> Result<lcp::Info, StepError> {
-        self.step(lcs, x, u, w, h)
+        self.step(lcs, x, u, w, t, h)
     }
     fn result(&self) -> (&[f64], &[f64]) {
         (&self.x_next, &self.u_next)

@@ -9,9 +9,14 @@
 //! it is made of (so that the convergence test and the line search's merit
 //! do not depend on units):
 //!
-//! - state `i`: `Φ_i = R_i`, scale `|x̄_i| + |x_i| + h (θ |f_i|₊ + (1-θ)
-//!   |f_i|₊)` (`|·|₊` sums the absolute values of the terms, see
-//!   `Expr::eval_magnitude`);
+//! - state `i`: `Φ_i = R_i`, scale
+//!   `b_i + Σ_k |hθ ∂f_i/∂x_k| b_k + Σ_j |J_u,ij| σ_j` with
+//!   `b_i = |x̄_i| + |x_i| + h (θ |f_i|₊ + (1-θ) |f_i|₊)` (`|·|₊` sums the
+//!   absolute values of the terms, see `Expr::eval_magnitude`): the state's
+//!   own terms, and the unknowns its equation reads counted at their own
+//!   scales (`σ_j = |c_j|₊ / d_j` for a multiplier inside its box), once
+//!   the iteration has a Jacobian (a state brought to rest next to zero is
+//!   a difference of far larger terms: see [`Residual::widen_states`]);
 //! - pair `j`: the natural residual in the units of `c_j`,
 //!   `Φ_j = mid(d_j (ū_j - hi_j), c_j, d_j (ū_j - lo_j))`: `c_j` itself for a
 //!   multiplier inside its box, only its wrong-signed part for one on a
@@ -27,6 +32,14 @@
 //!   conduction, is a difference of far larger terms, and its rounding is of
 //!   their size, not of its own); `∂c/∂x` is the Jacobian taken at an
 //!   iterate of this step, none before the first.
+//!
+//! When an iterate fails that test, it is measured again with the
+//! multipliers' own scales `μ` added (`Σ_j |J_u,ij| μ_j` to a state's,
+//! `Σ_l |∂c_j/∂u_l| μ_l` to a pair's): `μ_l` is what the LCP that gave the
+//! iterate verified `u_l` against ([`Solver::multiplier_scales`]), so an
+//! iterate the LCP solved to its rounding is not refused for that rounding
+//! (a free multiplier coupled to a larger one carries the larger one's
+//! rounding). The cheap test comes first: most iterates pass it.
 //!
 //! The pair's component used to be `ū_j - mid(lo, hi, ū_j - c_j)` against
 //! `|ū_j| + |c_j|₊`, which adds a multiplier to a relation: with the
@@ -75,6 +88,8 @@ pub(super) struct Residual {
     /// `Φ` and its scales.
     pub(super) phi: Vec<f64>,
     pub(super) scale: Vec<f64>,
+    /// The states' own scales (`scale[..nx]` before [`Residual::widen_states`]).
+    base: Vec<f64>,
 }
 
 impl Residual {
@@ -89,6 +104,7 @@ impl Residual {
             mc: v(nu),
             phi: v(nx + nu),
             scale: v(nx + nu),
+            base: v(nx),
         }
     }
 
@@ -139,13 +155,16 @@ impl Residual {
     /// with the exchange rates of `rates`' last LCP, or with a multiplier on
     /// a bound only when exactly there (None), and `cx = ∂c/∂x` at an
     /// iterate of this step, when there is one, for the states' part of the
-    /// scale. See the module text.
+    /// scale; with `mu = (∂c/∂u, μ)`, the multipliers it reads at the scales
+    /// their LCP verified them with (see [`Residual::widen_states`]). See
+    /// the module text.
     pub(super) fn judge_pairs(
         &mut self,
         lcs: &Lcs,
         ub: &[f64],
         rates: Option<&Solver>,
         cx: Option<&DMatrix<f64>>,
+        mu: Option<(&DMatrix<f64>, &[f64])>,
     ) {
         let nu = ub.len();
         let nx = self.phi.len() - nu;
@@ -164,6 +183,12 @@ impl Residual {
             if let Some(cx) = cx {
                 for k in 0..nx {
                     s += cx[k * nu + j].abs() * states[k];
+                }
+            }
+            if let Some((cu, mu)) = mu {
+                let cu = &cu.as_slice()[..nu * nu];
+                for l in 0..nu {
+                    s += cu[l * nu + j].abs() * mu[l];
                 }
             }
             pairs[j] = s;
@@ -251,14 +276,60 @@ impl Residual {
             };
             let step = theta * out.f1[i] + (1.0 - theta) * f0;
             out.phi[i] = xb[i] - d.x[i] - h * step;
-            out.scale[i] =
-                xb[i].abs() + d.x[i].abs() + h * (theta * out.m1[i] + (1.0 - theta) * m0);
+            let s = xb[i].abs() + d.x[i].abs() + h * (theta * out.m1[i] + (1.0 - theta) * m0);
+            out.base[i] = s;
+            out.scale[i] = s;
         }
     }
 
-    /// The largest `|Φ_i| / s_i` (components with `s_i = 0` count as 0 only
-    /// when `Φ_i` is 0, else infinite; NaN, from a program evaluated outside
-    /// its domain, counts as infinite, where `f64::max` would drop it).
+    /// Adds to each state's scale the scales of the unknowns its equation
+    /// reads: `s_i = b_i + Σ_k |hθ ∂f_i/∂x_k| b_k + Σ_j |J_u,ij| μ_j`, with
+    /// `b` the states' own scales and `μ_j` the scale of multiplier `j` the
+    /// LCP that gave the iterate verified it with
+    /// ([`Solver::multiplier_scales`]; the second sum only when
+    /// `spread.u` holds them). A state the step brings to rest at zero (a
+    /// stuck mass's velocity, the position beside it) is computed from terms
+    /// far larger than itself, and its rounding is theirs: a relay's output
+    /// `off + (on - off) z_s` at 0 carries the rounding of `off`. With its
+    /// own size alone the scale collapses to that rounding, and neither the
+    /// convergence test nor the merit could see that the step had been
+    /// solved (issue 28's stick–slip oscillator). Call after
+    /// [`Residual::evaluate`] and before [`Residual::judge_pairs`], whose
+    /// scales read the states'; measuring again with the same spread gives
+    /// the same scales.
+    pub(super) fn widen_states(&mut self, spread: &Spread) {
+        let nx = self.base.len();
+        let (base, scale) = (&self.base[..nx], &mut self.scale[..nx]);
+        let sx = &spread.x[..nx * nx];
+        scale.copy_from_slice(base);
+        for k in 0..nx {
+            let bk = base[k];
+            if bk == 0.0 {
+                continue;
+            }
+            let column = &sx[k * nx..(k + 1) * nx];
+            for i in 0..nx {
+                scale[i] += column[i] * bk;
+            }
+        }
+        let Some((su, mu)) = spread.u else {
+            return;
+        };
+        let nu = mu.len();
+        let su = &su[..nx * nu];
+        for j in 0..nu {
+            if mu[j] == 0.0 {
+                continue;
+            }
+            let column = &su[j * nx..(j + 1) * nx];
+            for i in 0..nx {
+                scale[i] += column[i] * mu[j];
+            }
+        }
+    }
+
+    /// The largest `|Φ_i| / max(s_i, FLOOR)` (NaN, from a program evaluated
+    /// outside its domain, counts as infinite, where `f64::max` would drop it).
     pub(super) fn scaled_max(&self) -> f64 {
         self.scaled_max_of(self.phi.len())
     }
@@ -270,13 +341,8 @@ impl Residual {
             .iter()
             .zip(&self.scale)
             .map(|(p, s)| {
-                let r = if *s > 0.0 {
-                    p.abs() / s
-                } else if *p == 0.0 {
-                    0.0
-                } else {
-                    f64::INFINITY
-                };
+                // A scale of 0 (every term 0) is below the floor too.
+                let r = p.abs() / s.max(FLOOR);
                 if r.is_nan() {
                     f64::INFINITY
                 } else {
@@ -286,24 +352,44 @@ impl Residual {
             .fold(0.0, f64::max)
     }
 
-    /// `|Φ / s|₂` with the scales `s` of another iterate (1 where a scale is 0).
-    pub(super) fn merit(&self, scale: &[f64]) -> f64 {
-        self.merit_of(scale, self.phi.len())
+    /// The merits of `self` and of `other` over the first `n` components,
+    /// both measured with the larger of their two scales in each component:
+    /// one yardstick for both points, and none smaller than either point's
+    /// own terms (a component whose terms are all zero at one point is not
+    /// measured against zero at the other).
+    pub(super) fn merits_with(&self, other: &Residual, n: usize) -> (f64, f64) {
+        let (mut a, mut b) = (0.0, 0.0);
+        for i in 0..n {
+            let s = self.scale[i].max(other.scale[i]).max(FLOOR);
+            let (x, y) = (self.phi[i] / s, other.phi[i] / s);
+            a += x * x;
+            b += y * y;
+        }
+        (a.sqrt(), b.sqrt())
     }
 
-    /// [`Residual::merit`] of the first `n` components (`n = nx`: the states').
+    /// `|Φ / max(s, FLOOR)|₂` over the first `n` components (`n = nx`: the
+    /// states'), with the scales `s` of another iterate.
     pub(super) fn merit_of(&self, scale: &[f64], n: usize) -> f64 {
         self.phi[..n]
             .iter()
             .zip(scale)
             .map(|(p, s)| {
-                let r = if *s > 0.0 { p / s } else { *p };
+                let r = p / s.max(FLOOR);
                 r * r
             })
             .sum::<f64>()
             .sqrt()
     }
 }
+
+/// The smallest scale a component is measured against: below it the terms'
+/// rounding (`ε s`) is below the smallest normal number, where floating
+/// point loses its relative precision (a state decaying to rest ends up in
+/// the subnormal range, and every iterate there carries an error of the
+/// size of its own value). Such components are measured against this floor
+/// instead; the step flushes subnormal results to zero anyway (`tidy`).
+const FLOOR: f64 = f64::MIN_POSITIVE / f64::EPSILON;
 
 /// `mid(d (u - hi), c, d (u - lo))` for `u` in `[lo, hi]` and a rate `d >= 0`
 /// (infinite: `u` counts as on a bound only when exactly there): the
@@ -333,6 +419,16 @@ fn natural_residual(c: f64, d: f64, u: f64, lo: f64, hi: f64) -> f64 {
     } else {
         c
     }
+}
+
+/// How the rounding of each unknown spreads into the states' equations
+/// (see [`Residual::widen_states`]): `|hθ ∂f/∂x|` (`nx × nx`, column-major)
+/// at the iterate the last linearization was taken at, and with it, once an
+/// LCP verified the multipliers, `|J_u|` (`nx × nu`) and the multipliers'
+/// scales `μ`.
+pub(super) struct Spread<'a> {
+    pub(super) x: &'a [f64],
+    pub(super) u: Option<(&'a [f64], &'a [f64])>,
 }
 
 /// The step's data that do not change during its iteration.

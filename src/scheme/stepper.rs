@@ -2,6 +2,7 @@
 //! from the model at instantiation, and the calls every caller makes (step,
 //! warm start, FMU-state data, multipliers, events), dispatched to it.
 
+use super::theta::Sources;
 use super::trend::Trend;
 use super::{
     EventLog, EventStepper, MechNewtonStepper, MechStepper, NewtonStats, NewtonStepper,
@@ -53,7 +54,10 @@ impl Stepper {
                 model.scheme.event,
             ));
         }
-        if model.nonlinear_dynamics() {
+        // Remainders that read only time, inputs and parameters are sources
+        // of an affine time-varying LCS: one LCP per step, no Newton.
+        let sources = lcs.nl.as_ref().and_then(Sources::of);
+        if model.nonlinear_dynamics() && sources.is_none() {
             return Stepper::Newton(NewtonStepper::new(
                 model.nx(),
                 model.nu(),
@@ -75,12 +79,13 @@ impl Stepper {
             (Some(mech), method) if !method.first_order() => {
                 Stepper::Mechanical(MechStepper::new(mech, &model.scheme))
             }
-            _ => Stepper::Theta(ThetaStepper::new(
+            _ => Stepper::Theta(ThetaStepper::with_sources(
                 model.nx(),
                 model.nu(),
                 model.nw(),
                 model.scheme.theta,
                 model.scheme.theta_gamma,
+                sources,
             )),
         }
     }
@@ -143,8 +148,9 @@ impl Stepper {
 
     /// One step of size `h` from state `x` and multipliers `u` at time `t`
     /// with inputs `w`. Step sizes within [`SAME_STEP`](super::SAME_STEP) of the cached one
-    /// reuse its matrices. Only the nonlinear step reads `u` (its Newton
-    /// iteration starts there) and `t` (sources in time).
+    /// reuse its matrices. Only the nonlinear step (its Newton iteration
+    /// starts at `u`), the θ-γ step (`u` enters it) and sources in time
+    /// read `u` and `t`.
     // Inlined into the FMU's step loop: as a call of its own the dispatch cost
     // about 27 instructions per step (callgrind), 10 % of the cheapest model's step.
     #[inline(always)]
@@ -158,7 +164,7 @@ impl Stepper {
         h: f64,
     ) -> Result<lcp::Info, StepError> {
         match self {
-            Stepper::Theta(s) => s.step(lcs, x, u, w, h),
+            Stepper::Theta(s) => s.step(lcs, x, u, w, t, h),
             Stepper::Mechanical(s) => s.step(lcs, x, w, h),
             Stepper::Event(s) => s.step(lcs, x, u, w, t, h),
             Stepper::EventNonlinear(s) => s.step(lcs, x, u, w, t, h),
@@ -268,7 +274,7 @@ impl Stepper {
         t: f64,
     ) -> Result<lcp::Info, StepError> {
         match self {
-            Stepper::Theta(s) => s.consistent_multipliers(lcs, x, w),
+            Stepper::Theta(s) => s.consistent_multipliers(lcs, x, w, t),
             Stepper::Mechanical(s) => s.consistent_multipliers(lcs, x, w),
             Stepper::Event(s) => s.consistent_multipliers(lcs, x, w, t),
             Stepper::EventNonlinear(s) => s.consistent_multipliers(lcs, x, w, t),

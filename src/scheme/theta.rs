@@ -21,12 +21,18 @@
 //! result into the stepper's own buffers; the caller commits it only when the LCP
 //! was solved, so a failed step leaves the caller's state untouched.
 //!
+//! A model whose nonlinear remainders read only `time`, inputs and
+//! parameters (sources in time) is stepped here too: each source is one more
+//! input column, read at the scheme's evaluation points (`theta/sources.rs`),
+//! so its step is one LCP, as a linear model's.
+//!
 //! This file holds the workspace and the step's dispatch; what changes with
 //! h is computed in `theta/prepare.rs`, the step's arithmetic lives in
 //! `theta/products.rs`.
 
 mod prepare;
 mod products;
+mod sources;
 
 use super::dims::{Dims, Dyn, Fixed, FIXED_LIMIT};
 use super::{StepError, StepSize};
@@ -36,6 +42,7 @@ use crate::linalg::{gemv_acc, Lu};
 use crate::model::ThetaGamma;
 use nalgebra::{DMatrix, DVector};
 use products::{advance, Layout, Products, Vectors};
+pub(super) use sources::Sources;
 
 /// The step at run-time or compile-time sizes: [`ThetaStepper::step_in`] for one [`Dims`].
 type StepFn = fn(&mut ThetaStepper, &Lcs, &[f64], &[f64], f64) -> Result<lcp::Info, StepError>;
@@ -49,11 +56,17 @@ pub struct ThetaStepper {
     nw: usize,
     /// The θ-γ weights (see the module's text).
     gammas: ThetaGamma,
-    /// Inputs the step reads: `nw`, or `nw + nu` when the previous step's
-    /// multipliers enter as inputs (`γ < 1`).
+    /// Inputs the step reads: `nw`, plus `nu` when the previous step's
+    /// multipliers enter as inputs (`γ < 1`), plus one per source in time.
     nw_step: usize,
-    /// `[w, u]` of a step with `γ < 1`; empty otherwise, which is what the
-    /// step tests (it is never empty with `γ < 1`: `nu >= 1` for any `u`).
+    /// Whether the previous step's multipliers are inputs (`γ < 1`).
+    carries: bool,
+    /// The model's sources in time, when it has any.
+    sources: Option<Sources>,
+    /// `[w, u, s]` of a step that reads more than the inputs (`u` when
+    /// `γ < 1`, `s` the sources); empty otherwise, which is what the step
+    /// tests (it is never empty then: `nu >= 1` for any `u`, and a source
+    /// has a row).
     w_step: Vec<f64>,
     /// `γ_r C` when `γ_r < 1` (empty otherwise).
     c_rel: DMatrix<f64>,
@@ -90,8 +103,21 @@ pub struct ThetaStepper {
 impl ThetaStepper {
     /// Buffers for an LCS with `nx` states, `nu` pairs and `nw` inputs.
     pub fn new(nx: usize, nu: usize, nw: usize, theta: f64, gammas: ThetaGamma) -> Self {
+        Self::with_sources(nx, nu, nw, theta, gammas, None)
+    }
+
+    /// [`ThetaStepper::new`] for a model with sources in time.
+    pub(super) fn with_sources(
+        nx: usize,
+        nu: usize,
+        nw: usize,
+        theta: f64,
+        gammas: ThetaGamma,
+        sources: Option<Sources>,
+    ) -> Self {
         let carries = gammas.multipliers != 1.0;
-        let nw_step = if carries { nw + nu } else { nw };
+        let n_src = sources.as_ref().map_or(0, Sources::len);
+        let nw_step = nw + if carries { nu } else { 0 } + n_src;
         let problem = Problem::boxed(
             DMatrix::zeros(nu, nu),
             DVector::zeros(nu),
@@ -105,7 +131,9 @@ impl ThetaStepper {
             nw,
             gammas,
             nw_step,
-            w_step: if carries {
+            carries,
+            sources,
+            w_step: if nw_step > nw {
                 vec![0.0; nw_step]
             } else {
                 Vec::new()
@@ -165,9 +193,10 @@ impl ThetaStepper {
         self.solver.set_active_set(active_set);
     }
 
-    /// One step of size `h` from state `x` with inputs `w`; the result is in
-    /// `x_next`, `u_next`, `y_next`. Step sizes within [`super::SAME_STEP`] of the cached
-    /// one reuse its matrices.
+    /// One step of size `h` from state `x` and multipliers `u` at time `t`
+    /// with inputs `w`; the result is in `x_next`, `u_next`, `y_next`. Step
+    /// sizes within [`super::SAME_STEP`] of the cached one reuse its
+    /// matrices. `u` is read only with `γ < 1`, `t` only by sources in time.
     #[inline]
     pub fn step(
         &mut self,
@@ -175,29 +204,40 @@ impl ThetaStepper {
         x: &[f64],
         u: &[f64],
         w: &[f64],
+        t: f64,
         h: f64,
     ) -> Result<lcp::Info, StepError> {
         if self.w_step.is_empty() {
             (self.step_fn)(self, lcs, x, w, h)
         } else {
-            self.step_carrying(lcs, x, u, w, h)
+            self.step_extended(lcs, x, u, w, t, h)
         }
     }
 
-    /// The step with `γ < 1`: the previous multipliers are inputs of this step.
+    /// The step whose inputs are more than the model's: the previous
+    /// multipliers (`γ < 1`) and the sources in time come after `w`.
     #[cold]
     #[inline(never)]
-    fn step_carrying(
+    fn step_extended(
         &mut self,
         lcs: &Lcs,
         x: &[f64],
         u: &[f64],
         w: &[f64],
+        t: f64,
         h: f64,
     ) -> Result<lcp::Info, StepError> {
         let mut w_step = std::mem::take(&mut self.w_step);
-        w_step[..self.nw].copy_from_slice(&w[..self.nw]);
-        w_step[self.nw..].copy_from_slice(&u[..self.nu]);
+        let (nw, nu) = (self.nw, self.nu);
+        w_step[..nw].copy_from_slice(&w[..nw]);
+        let mut at = nw;
+        if self.carries {
+            w_step[at..at + nu].copy_from_slice(&u[..nu]);
+            at += nu;
+        }
+        if let (Some(src), Some(ncs)) = (&self.sources, &lcs.nl) {
+            src.eval(ncs, self.theta, (x, u, w), t, h, &mut w_step[at..]);
+        }
         let result = (self.step_fn)(self, lcs, x, &w_step, h);
         self.w_step = w_step;
         result
@@ -274,13 +314,14 @@ impl ThetaStepper {
         Ok(self.problem.m.clone())
     }
 
-    /// The multipliers consistent with `x` and `w` at one instant (`h = 0`, `M = D`):
-    /// the values the FMU reports before its first step.
+    /// The multipliers consistent with `x` and `w` at time `t` (`h = 0`,
+    /// `M = D`): the values the FMU reports before its first step.
     pub fn consistent_multipliers(
         &mut self,
         lcs: &Lcs,
         x: &[f64],
         w: &[f64],
+        t: f64,
     ) -> Result<lcp::Info, StepError> {
         let p = &mut self.problem;
         p.m.copy_from(&lcs.d);
@@ -290,6 +331,15 @@ impl ThetaStepper {
         q.copy_from_slice(lcs.g.as_slice());
         gemv_acc(q, &lcs.c, x);
         gemv_acc(q, &lcs.fw, w);
+        if let (Some(src), Some(ncs)) = (&self.sources, &lcs.nl) {
+            // The relation's sources at t, in `q_work` (a buffer of `nu`
+            // entries, at least as many as the relation's sources).
+            let r = &mut self.q_work[..src.c_rows().len()];
+            src.relation_at(ncs, (x, &self.u_next, w), t, r);
+            for (&row, v) in src.c_rows().iter().zip(r.iter()) {
+                q[row] += v;
+            }
+        }
         self.solver.matrix_changed();
         self.size.invalidate();
         let info = self

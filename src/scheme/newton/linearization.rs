@@ -51,8 +51,9 @@ impl NewtonStepper {
         // entry by entry cost a bounds check and a reload of their shapes per
         // entry, which was most of this function for small models.
         let fx = j.fx.as_mut_slice();
-        for v in fx.iter_mut() {
+        for (v, s) in fx.iter_mut().zip(self.spread_x.iter_mut()) {
             *v *= -h * theta;
+            *s = v.abs();
         }
         for i in 0..nx {
             fx[i * nx + i] += 1.0;
@@ -61,8 +62,10 @@ impl NewtonStepper {
             return Err(StepError::SingularIteration { h });
         }
         let (fu1, fu0) = (j.fu.as_slice(), self.fu0.as_slice());
-        for ((g, a1), a0) in self.g.as_mut_slice().iter_mut().zip(fu1).zip(fu0) {
+        let g_and_spread = self.g.as_mut_slice().iter_mut().zip(&mut self.spread_u);
+        for (((g, s), a1), a0) in g_and_spread.zip(fu1).zip(fu0) {
             *g = -h * (theta * a1 + (1.0 - theta) * a0);
+            *s = g.abs();
         }
         self.lu.solve_columns(&mut self.g);
         self.a.copy_from_slice(&self.cur.phi[..nx]);

@@ -5,7 +5,7 @@
 //! iteration. See [`super`] for the iteration and its convergence test.
 
 use super::{NewtonStepper, TOL};
-use crate::scheme::residual::StepData;
+use crate::scheme::residual::{Spread, StepData};
 
 /// Halvings of the line search before it is given up.
 const MAX_HALVINGS: usize = 30;
@@ -71,18 +71,35 @@ impl NewtonStepper {
         false
     }
 
-    /// Moves along `(dx, du)` to the first point that decreases the merit
-    /// enough, or to the full step when that passes the convergence test;
-    /// false when none does. Every point, and the iterate the direction
+    /// Moves along `(dx, du)` to the first point that passes the
+    /// convergence test or decreases the merit enough; false when none
+    /// does. When `polishing` an iterate that passed the test, only to the
+    /// full step, and only when it lowers the largest scaled component. Every point, and the iterate the direction
     /// starts from, is measured with the rates of the LCP that gave the
     /// direction and the Jacobian `linearize` took at the iterate; the
     /// iterate's merit only when the full step does not converge (most steps
     /// converge at their first full step, and the test needs no merit).
-    pub(super) fn line_search(&mut self, d: StepData) -> bool {
-        // The iterate's merit, measured when first needed.
-        let mut merit: Option<f64> = None;
+    pub(super) fn line_search(&mut self, d: StepData, polishing: bool) -> bool {
+        // Whether the iterate was measured as the trial points are (when
+        // first needed: most steps converge at their first full step).
+        let mut measured = false;
+        // Whether points are measured with the multipliers' scales too (see
+        // `scheme::residual`): from the first point the cheaper measure
+        // does not accept.
+        let mut wide = false;
+        if polishing {
+            // The iterate passed the cheaper measure: at this depth the
+            // multipliers' rounding may be what is left.
+            self.solver
+                .multiplier_scales(&self.problem, &self.u_try, &mut self.mu);
+            wide = true;
+        }
         let mut alpha = 1.0;
-        for halving in 0..=MAX_HALVINGS {
+        // Polishing an iterate that met TOL: only the Newton step itself,
+        // which near a solution lowers the residual quadratically; when it
+        // does not, the iterate is at its rounding and stays.
+        let halvings = if polishing { 0 } else { MAX_HALVINGS };
+        for halving in 0..=halvings {
             for i in 0..self.nx {
                 self.x_try[i] = self.x_bar[i] + alpha * self.dx[i];
             }
@@ -91,19 +108,36 @@ impl NewtonStepper {
             }
             self.trial
                 .evaluate(self.theta, d, &self.x_try, &self.u_try, None);
-            let judge = (Some(&self.solver), Some(&self.end.cx));
-            self.trial.judge_pairs(d.lcs, &self.u_try, judge.0, judge.1);
-            let accept = if halving == 0 && self.trial.scaled_max() <= TOL {
+            self.measure(d, Point::Trial, wide);
+            if !wide && !(self.trial.scaled_max() <= TOL) {
+                // The LCP's own scales, then every point measured with them.
+                let (p, u) = (&self.problem, &self.u_try);
+                self.solver.multiplier_scales(p, u, &mut self.mu);
+                wide = true;
+                self.measure(d, Point::Trial, wide);
+            }
+            let worst = self.trial.scaled_max();
+            // A point that passes the convergence test is taken whatever the
+            // merit says (the merit and the test measure the same residual
+            // with the same scales; this keeps rounding in one component
+            // from refusing a point the test accepts). Polishing asks more:
+            // that the step lower the residual.
+            let accept = if polishing {
+                if !measured {
+                    self.measure(d, Point::Iterate, wide);
+                    measured = true;
+                }
+                worst < self.cur.scaled_max()
+            } else if worst <= TOL {
                 true
             } else {
-                let base = match merit {
-                    Some(m) => m,
-                    None => {
-                        self.cur.judge_pairs(d.lcs, &self.u_bar, judge.0, judge.1);
-                        *merit.insert(self.cur.merit(&self.cur.scale))
-                    }
-                };
-                self.trial.merit(&self.cur.scale) <= (1.0 - 1e-4 * alpha) * base
+                if !measured {
+                    self.measure(d, Point::Iterate, wide);
+                    measured = true;
+                }
+                let n = self.nx + self.nu;
+                let (base, trial) = self.cur.merits_with(&self.trial, n);
+                trial <= (1.0 - 1e-4 * alpha) * base
             };
             if accept {
                 self.stats.backtracks += halving;
@@ -116,4 +150,29 @@ impl NewtonStepper {
         }
         false
     }
+
+    /// The scales and the pairs' components of the trial point or of the
+    /// iterate, evaluated: with the spread of the states' rounding, and
+    /// when `wide` the multipliers' scales `mu` too, the rates of the LCP
+    /// that gave the direction and the Jacobian `linearize` took.
+    fn measure(&mut self, d: StepData, which: Point, wide: bool) {
+        let (r, u) = match which {
+            Point::Trial => (&mut self.trial, &self.u_try),
+            Point::Iterate => (&mut self.cur, &self.u_bar),
+        };
+        let spread = Spread {
+            x: &self.spread_x,
+            u: wide.then_some((&self.spread_u[..], &self.mu[..])),
+        };
+        r.widen_states(&spread);
+        let mu = wide.then_some((&self.end.cu, &self.mu[..]));
+        r.judge_pairs(d.lcs, u, Some(&self.solver), Some(&self.end.cx), mu);
+    }
+}
+
+/// Which point [`NewtonStepper::measure`] measures.
+#[derive(Clone, Copy)]
+enum Point {
+    Trial,
+    Iterate,
 }

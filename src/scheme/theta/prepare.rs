@@ -29,18 +29,29 @@ impl ThetaStepper {
             self.phi[(i, i)] += 1.0;
         }
         self.lu.solve_columns(&mut self.phi);
-        let nw = self.nw;
+        let (nw, nu) = (self.nw, self.nu);
+        // The columns of the step's inputs: the model's, then the previous
+        // multipliers' (γ < 1), then the sources of `f` and of `c`.
+        let carried_at = nw;
+        let sources_at = nw + if self.carries { nu } else { 0 };
         self.gamma.copy_from(&lcs.b);
         self.gamma *= h;
         self.lu.solve_columns(&mut self.gamma);
+        self.ew.fill(0.0);
         self.ew.columns_mut(0, nw).copy_from(&lcs.e);
-        self.ew.columns_mut(0, nw).scale_mut(h);
+        if let Some(src) = &self.sources {
+            // A source of f's row i enters as E's column e_i would.
+            for (k, &row) in src.f_rows().iter().enumerate() {
+                self.ew[(row, sources_at + k)] = 1.0;
+            }
+        }
+        self.ew.scale_mut(h);
         self.lu.solve_columns(&mut self.ew);
         let (gm, gr) = (self.gammas.multipliers, self.gammas.relation);
-        if self.nw_step > nw {
+        if self.carries {
             // The previous multipliers' columns, (1-γ) h W B, then γ h W B.
             let carried = &self.gamma * (1.0 - gm);
-            self.ew.columns_mut(nw, self.nu).copy_from(&carried);
+            self.ew.columns_mut(carried_at, nu).copy_from(&carried);
             self.gamma *= gm;
         }
         self.fx.copy_from(&lcs.f);
@@ -82,11 +93,18 @@ impl ThetaStepper {
         data[o.q0..o.qw].copy_from_slice(lcs.g.as_slice());
         gemv_acc(&mut data[o.q0..o.qw], c, self.fx.as_slice());
         store_product(&mut data[o.qw..o.gamma], c, &self.ew);
-        // + F on the inputs' columns (the carried multipliers have none).
+        // + F on the inputs' columns (the carried multipliers have none),
+        // and a unit column per source of c (F's column e_j).
         let qw = &mut data[o.qw..o.gamma];
         for i in 0..self.nu {
             for k in 0..nw {
                 qw[i * self.nw_step + k] += lcs.fw[(i, k)];
+            }
+        }
+        if let Some(src) = &self.sources {
+            let at = sources_at + src.f_rows().len();
+            for (k, &row) in src.c_rows().iter().enumerate() {
+                qw[row * self.nw_step + at + k] += 1.0;
             }
         }
         store_rows(&mut data[o.gamma..o.len], &self.gamma);

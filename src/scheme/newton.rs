@@ -51,7 +51,7 @@
 //! Converged to rounding: an iterate is accepted when every component is
 //! below [`ROUNDING`] (a few ulps of its scale), or below `TOL = 1e-10` when
 //! the last iteration no longer lowered the largest component by a factor
-//! [`STALLED`] (the residual has met the rounding of its own evaluation) or
+//! `STALLED` (the residual has met the rounding of its own evaluation) or
 //! the iterations ran out. Below `TOL` an iteration takes only the full
 //! Newton step, and only when it lowers the residual; an LCP that fails
 //! there leaves the iterate as it was. Quadratic convergence makes that

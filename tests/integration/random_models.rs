@@ -224,7 +224,7 @@ fn env_or(name: &str, default: u64) -> u64 {
 #[test]
 fn random_models_step_without_a_discard() {
     let count = env_or("LCSFMU_RANDOM_MODELS", 60) as usize;
-    let mut rng = Rng(env_or("LCSFMU_RANDOM_SEED", 0x5eed_28) | 1);
+    let mut rng = Rng(env_or("LCSFMU_RANDOM_SEED", 0x005e_ed28) | 1);
     let (mut steps, mut newton, mut linear) = (0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     for index in 0..count {

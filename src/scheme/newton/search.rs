@@ -74,11 +74,11 @@ impl NewtonStepper {
     /// Moves along `(dx, du)` to the first point that passes the
     /// convergence test or decreases the merit enough; false when none
     /// does. When `polishing` an iterate that passed the test, only to the
-    /// full step, and only when it lowers the largest scaled component. Every point, and the iterate the direction
-    /// starts from, is measured with the rates of the LCP that gave the
-    /// direction and the Jacobian `linearize` took at the iterate; the
-    /// iterate's merit only when the full step does not converge (most steps
-    /// converge at their first full step, and the test needs no merit).
+    /// full step, and only when it lowers the largest scaled component.
+    /// Every point, and the iterate the direction starts from, is measured
+    /// with the rates of the LCP that gave the direction and the Jacobian
+    /// `linearize` took at the iterate; the iterate only when the full step
+    /// does not converge (most steps converge at their first full step).
     pub(super) fn line_search(&mut self, d: StepData, polishing: bool) -> bool {
         // Whether the iterate was measured as the trial points are (when
         // first needed: most steps converge at their first full step).

@@ -28,10 +28,11 @@ fn rescaled(p: &BandProblem, r: &[f64], c: &[f64]) -> BandProblem {
 }
 
 /// Unit systems for `n` components: none, and two that change every row and
-/// column by factors of up to 1e9 (positive, so a Z-matrix stays one).
+/// column by factors of up to 1e9 (positive, so a Z-matrix stays one), so
+/// that neighbouring columns can be 1e18 apart.
 fn unit_systems(n: usize) -> Vec<(Vec<f64>, Vec<f64>)> {
     let mut rng = Rng::new(17);
-    let mut factor = || 10f64.powf(rng.uniform(-6.0, 6.0));
+    let mut factor = || 10f64.powf(rng.uniform(-9.0, 9.0));
     let mut systems = vec![(vec![1.0; n], vec![1.0; n])];
     for _ in 0..2 {
         let r = (0..n).map(|_| factor()).collect();

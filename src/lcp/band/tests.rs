@@ -95,6 +95,28 @@ fn zero_or_nan_pivot_is_singular() {
 }
 
 #[test]
+fn the_pivot_test_does_not_depend_on_the_units() {
+    // The chain [[2, -1], [-1, 2]] with its second unknown in units 1e18
+    // times smaller: row 0 is [2, -1e-18], row 1 [-1, 2e-18]. The second
+    // pivot, 1.5e-18, is three quarters of its row's diagonal; against the
+    // row's largest entry it looked singular.
+    let mut m = Band::zeros(2, 1, 1);
+    m.set(0, 0, 2.0);
+    m.set(0, 1, -1e-18);
+    m.set(1, 0, -1.0);
+    m.set(1, 1, 2e-18);
+    let mut lu = BandLu::new(2, 1, 1);
+    assert!(lu.factor_from(&m, &[Bound::Free; 2], 0));
+    let mut x = [1.0, 1.0];
+    lu.solve(&mut x);
+    // [2, -1; -1, 2] y = [1, 1] has y = [1, 1]; here x_1 = 1e18 y_1.
+    assert!(
+        (x[0] - 1.0).abs() < 1e-15 && (x[1] / 1e18 - 1.0).abs() < 1e-15,
+        "{x:?}"
+    );
+}
+
+#[test]
 fn refactoring_from_a_row_matches_a_full_factorization() {
     // Diagonally dominant bands of several shapes; the pattern changes at
     // or after `from`, and the factors (hence the solutions) must be

@@ -128,16 +128,22 @@ pub(super) fn clamp_value(x: f64, lo: f64, hi: f64) -> f64 {
     }
 }
 
-/// Clamps `u` into the box, writing into `out` how far each component moved.
+/// Clamps `u` into the box, writing into `out` how far each component moved;
+/// true when one did (else `u` is as it was, and so is anything computed
+/// from it).
 #[inline(always)]
-pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], out: &mut [f64]) {
+pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], out: &mut [f64]) -> bool {
     let n = u.len();
     let (lo, hi, out) = (&lo[..n], &hi[..n], &mut out[..n]);
+    let mut moved = false;
     for i in 0..n {
         let c = clamp_value(u[i], lo[i], hi[i]);
         out[i] = (u[i] - c).abs();
+        // `!=` rather than `out > 0`: a NaN `u` stays NaN and counts as moved.
+        moved |= u[i] != c;
         u[i] = c;
     }
+    moved
 }
 
 /// The verdict on a candidate clamped into the box by [`clamp_to_box`] (which

@@ -49,6 +49,41 @@ fn product_matches_dense() {
 }
 
 #[test]
+fn fused_passes_match_the_separate_ones_to_the_bit() {
+    // Tridiagonal, pentadiagonal (the specialized widths) and the sample's
+    // kl = 2, ku = 1, each with edge rows clipped, at sizes below and above
+    // the band's width.
+    for (kl, ku) in [(1, 1), (2, 2), (2, 1)] {
+        for n in [1, 2, 3, 7] {
+            let mut b = Band::zeros(n, kl, ku);
+            for i in 0..n {
+                for j in i.saturating_sub(kl)..(i + ku + 1).min(n) {
+                    let v = 0.3 + (7 * i + 3 * j) as f64 / 11.0;
+                    b.set(i, j, if (i + j) % 3 == 0 { -v } else { v });
+                }
+            }
+            let x: Vec<f64> = (0..n).map(|i| (i as f64 - 2.5) / 3.0).collect();
+            let q: Vec<f64> = (0..n).map(|i| 0.7 - i as f64 / 7.0).collect();
+            let (mut w, mut s) = (vec![0.0; n], vec![0.0; n]);
+            let (mut w2, mut s2) = (vec![0.0; n], vec![0.0; n]);
+            b.mul_add(&x, &q, &mut w);
+            b.magnitudes(&x, &q, &mut s);
+            b.mul_add_magnitudes(&x, &q, &mut w2, &mut s2);
+            assert_eq!((&w, &s), (&w2, &s2), "kl={kl} ku={ku} n={n}");
+            // The resolution against its definition, entry by entry.
+            let d: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 / 5.0).collect();
+            let (mut scale, mut sigma) = (vec![0.0; n], vec![0.0; n]);
+            b.resolution_with(&d, &s, &mut scale, &mut sigma);
+            for i in 0..n {
+                let cols = i.saturating_sub(kl)..(i + ku + 1).min(n);
+                let want = cols.fold(s[i], |x, j| x + b.get(i, j).abs() * (s[j] / d[j]));
+                assert_eq!(sigma[i], want, "kl={kl} ku={ku} n={n} row {i}");
+            }
+        }
+    }
+}
+
+#[test]
 fn factor_solves_the_active_set_system_in_a_wider_band() {
     // Diagonally dominant, so every principal minor is nonzero.
     let mut m = sample();

@@ -70,9 +70,9 @@ impl BandSolver {
             if !self.solve_active(p, u) {
                 return (Outcome::Singular, solves);
             }
-            p.m.mul_add(u, &p.q, w);
-            p.m.magnitudes(u, &p.q, &mut self.mag);
-            p.m.resolution(&self.rate, &self.mag, &mut self.sigma);
+            p.m.mul_add_magnitudes(u, &p.q, w, &mut self.mag);
+            let (scale, sigma) = (&mut self.scale, &mut self.sigma);
+            p.m.resolution_with(&self.rate, &self.mag, scale, sigma);
             let Some(Tally { count, first }) = self.infeasible(p, u, w, eps) else {
                 return (Outcome::Singular, solves);
             };
@@ -151,7 +151,7 @@ impl BandSolver {
     /// own test, while the clamp moves the quiet neighbour's `w` by 1e-16,
     /// all of that neighbour's terms. Pivoting then stopped on a candidate
     /// that verification rejected (the 3,000-bead column at t = 0.158).
-    #[inline]
+    #[inline(always)]
     fn infeasible_at(&self, p: &BandProblem, i: usize, u: &[f64], w: &[f64], eps: f64) -> bool {
         let b = self.trial[i];
         let (lo, hi) = (p.lo[i], p.hi[i]);
@@ -159,6 +159,8 @@ impl BandSolver {
         if violates(b, lo, hi, u[i], w[i], ds, eps) {
             return true;
         }
+        // Rare (a free component within the flip tolerance outside its box),
+        // so the column's check is a call of its own.
         let out = (lo - u[i]).max(u[i] - hi);
         b == Bound::Free && out > 0.0 && spills(p, i, out, &self.sigma, eps)
     }
@@ -208,6 +210,8 @@ struct Tally {
 /// `sigma_k`. A fixed row (`lo_k == hi_k`) takes any `w_k` and is skipped.
 /// Both sides of the comparison are in the units of `w_k`, so the verdict is
 /// the same in any units.
+#[cold]
+#[inline(never)]
 fn spills(p: &BandProblem, j: usize, out: f64, sigma: &[f64], eps: f64) -> bool {
     let (n, kl, ku) = (p.n(), p.m.kl(), p.m.ku());
     // Column `j` has entries in rows `j - ku ..= j + kl`.

@@ -14,9 +14,10 @@ fn rescaled(p: &BandProblem, r: &[f64], c: &[f64]) -> BandProblem {
     let n = p.n();
     let (kl, ku) = (p.m.kl(), p.m.ku());
     let mut m = Band::zeros(n, kl, ku);
-    for i in 0..n {
-        for j in i.saturating_sub(kl)..(i + ku + 1).min(n) {
-            m.set(i, j, r[i] * p.m.get(i, j) / c[j]);
+    for (i, ri) in r.iter().enumerate() {
+        let cols = i.saturating_sub(kl)..(i + ku + 1).min(n);
+        for (j, cj) in cols.clone().zip(&c[cols]) {
+            m.set(i, j, ri * p.m.get(i, j) / cj);
         }
     }
     BandProblem {

@@ -32,7 +32,11 @@
 //! The candidate is judged as the clamped point, with `w` recomputed from it;
 //! the distance clamped off still counts, because the caller keeps the active
 //! set the candidate came from (a free component far outside its box is not
-//! free, even when its bound happens to solve the problem).
+//! free, even when its bound happens to solve the problem). The clamp of `u_j`
+//! moves the `w` of every row of column `j`, so a stage that decides on the
+//! unclamped candidate must not call a component finished when its clamp
+//! would spoil a quieter neighbour (the band solver's pivoting counts it as
+//! infeasible: `banded/pivot.rs`).
 //!
 //! A candidate is accepted when `rho_i <= tol * s_i` for every `i`, or failing
 //! that when `rho_i <= tol * sigma_i` for every `i`, with the *resolved

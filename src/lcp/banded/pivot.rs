@@ -25,7 +25,8 @@
 //! candidate that verification rejects, and a chain beyond the dense
 //! fallback's size fails its step (the 3,000-, 5,000- and 10,000-bead
 //! columns at t = 0.158, 0.364 and 0.03). With both, a converged candidate
-//! verifies, and every step of those columns takes at most two solves.
+//! passes verification unless the linear solve's own rounding exceeds the
+//! tolerance, and every step of those columns takes one or two solves.
 
 use super::super::acceptance::violates;
 use super::super::sweep::Sweep;

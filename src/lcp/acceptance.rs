@@ -32,7 +32,11 @@
 //! The candidate is judged as the clamped point, with `w` recomputed from it;
 //! the distance clamped off still counts, because the caller keeps the active
 //! set the candidate came from (a free component far outside its box is not
-//! free, even when its bound happens to solve the problem).
+//! free, even when its bound happens to solve the problem). The clamp of `u_j`
+//! moves the `w` of every row of column `j`, so a stage that decides on the
+//! unclamped candidate must not call a component finished when its clamp
+//! would spoil a quieter neighbour (the band solver's pivoting counts it as
+//! infeasible: `banded/pivot.rs`).
 //!
 //! A candidate is accepted when `rho_i <= tol * s_i` for every `i`, or failing
 //! that when `rho_i <= tol * sigma_i` for every `i`, with the *resolved
@@ -128,16 +132,22 @@ pub(super) fn clamp_value(x: f64, lo: f64, hi: f64) -> f64 {
     }
 }
 
-/// Clamps `u` into the box, writing into `out` how far each component moved.
+/// Clamps `u` into the box, writing into `out` how far each component moved;
+/// true when one did (else `u` is as it was, and so is anything computed
+/// from it).
 #[inline(always)]
-pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], out: &mut [f64]) {
+pub(super) fn clamp_to_box(lo: &[f64], hi: &[f64], u: &mut [f64], out: &mut [f64]) -> bool {
     let n = u.len();
     let (lo, hi, out) = (&lo[..n], &hi[..n], &mut out[..n]);
+    let mut moved = false;
     for i in 0..n {
         let c = clamp_value(u[i], lo[i], hi[i]);
         out[i] = (u[i] - c).abs();
+        // `!=` rather than `out > 0`: a NaN `u` stays NaN and counts as moved.
+        moved |= u[i] != c;
         u[i] = c;
     }
+    moved
 }
 
 /// The verdict on a candidate clamped into the box by [`clamp_to_box`] (which

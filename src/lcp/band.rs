@@ -2,8 +2,9 @@
 //!
 //! A chain of bodies touching only their neighbours gives an LCP matrix whose
 //! nonzeros sit within a few diagonals of the main one. Storing just those
-//! diagonals makes the product `M u + q` and a factorization cost
-//! `O(n * bandwidth)` and `O(n * kl * ku)` instead of `O(n^2)` and `O(n^3)`.
+//! diagonals makes the product `M u + q` (with the acceptance test's scales,
+//! `scales.rs`, in the same pass) and a factorization cost `O(n * bandwidth)`
+//! and `O(n * kl * ku)` instead of `O(n^2)` and `O(n^3)`.
 //! Without row exchanges the LU factors keep the band of `M` exactly, so they
 //! fit in the same storage; that is valid whenever every leading principal
 //! minor is nonzero, which the block-pivoting solver guarantees for
@@ -173,17 +174,72 @@ impl Band {
         }
     }
 
+    /// [`Band::mul_add`] and [`Band::magnitudes`] in one pass over the band,
+    /// each summed in the same order as there, so both are the same to the bit.
+    /// The band solver needs both for every candidate; apart, with the
+    /// magnitudes' rows clipped one by one, they cost the 1,000-bead column
+    /// more than its LU solve.
+    pub(super) fn mul_add_magnitudes(&self, x: &[f64], q: &[f64], w: &mut [f64], s: &mut [f64]) {
+        let (n, kl, wd) = (self.n, self.kl, self.width());
+        let (x, q, w, s) = (&x[..n], &q[..n], &mut w[..n], &mut s[..n]);
+        let (i0, i1) = interior(n, kl, self.ku);
+        for i in (0..i0).chain(i1..n) {
+            let (d0, d1) = self.row_range(i);
+            let xs = &x[i + d0 - kl..i + d1 - kl];
+            (w[i], s[i]) = dot_and_size(q[i], &self.a[i * wd + d0..i * wd + d1], xs);
+        }
+        if i0 == i1 {
+            return;
+        }
+        let (a, x) = (&self.a[i0 * wd..i1 * wd], &x[i0 - kl..]);
+        let (q, w, s) = (&q[i0..i1], &mut w[i0..i1], &mut s[i0..i1]);
+        match wd {
+            3 => sized_rows(3, a, x, q, w, s),
+            5 => sized_rows(5, a, x, q, w, s),
+            _ => sized_rows(wd, a, x, q, w, s),
+        }
+    }
+
     /// The resolved magnitudes `sigma_i = s_i + sum_j |M_ij| s_j / d_j`
     /// (`acceptance`), from the magnitudes `s` and the exchange rates `d`.
-    pub(super) fn resolution(&self, d: &[f64], s: &[f64], sigma: &mut [f64]) {
+    /// `scale` (length `n`) receives the scales `s_j / d_j`, one division per
+    /// component rather than one per entry; the sums are those of
+    /// [`Band::resolution`], to the bit.
+    pub(super) fn resolution_with(
+        &self,
+        d: &[f64],
+        s: &[f64],
+        scale: &mut [f64],
+        sigma: &mut [f64],
+    ) {
         let (n, kl, wd) = (self.n, self.kl, self.width());
-        for i in 0..n {
-            let (d0, d1) = self.row_range(i);
-            let row = &self.a[i * wd + d0..i * wd + d1];
-            let cols = i + d0 - kl..i + d1 - kl;
-            let terms = row.iter().zip(&s[cols.clone()]).zip(&d[cols]);
-            sigma[i] = terms.fold(s[i], |x, ((a, sj), dj)| x + a.abs() * (sj / dj));
+        let (d, s, scale, sigma) = (&d[..n], &s[..n], &mut scale[..n], &mut sigma[..n]);
+        for j in 0..n {
+            scale[j] = s[j] / d[j];
         }
+        let (i0, i1) = interior(n, kl, self.ku);
+        for i in (0..i0).chain(i1..n) {
+            let (d0, d1) = self.row_range(i);
+            let xs = &scale[i + d0 - kl..i + d1 - kl];
+            sigma[i] = abs_dot_from(s[i], &self.a[i * wd + d0..i * wd + d1], xs);
+        }
+        if i0 == i1 {
+            return;
+        }
+        let (a, scale) = (&self.a[i0 * wd..i1 * wd], &scale[i0 - kl..]);
+        let (s, sigma) = (&s[i0..i1], &mut sigma[i0..i1]);
+        match wd {
+            3 => resolved_rows(3, a, scale, s, sigma),
+            5 => resolved_rows(5, a, scale, s, sigma),
+            _ => resolved_rows(wd, a, scale, s, sigma),
+        }
+    }
+
+    /// [`Band::resolution_with`] with its own scratch (allocates; tests and
+    /// diagnostics).
+    pub(super) fn resolution(&self, d: &[f64], s: &[f64], sigma: &mut [f64]) {
+        let mut scale = vec![0.0; self.n];
+        self.resolution_with(d, s, &mut scale, sigma);
     }
 
     /// The same matrix as a dense one (tests, inspection).
@@ -215,6 +271,40 @@ fn interior(n: usize, kl: usize, ku: usize) -> (usize, usize) {
 #[inline(always)]
 fn dot_from(s: f64, a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).fold(s, |s, (x, y)| s + x * y)
+}
+
+/// `(s + a . b, |s| + sum |a_k b_k|)`, both summed from `s` onward.
+#[inline(always)]
+fn dot_and_size(s: f64, a: &[f64], b: &[f64]) -> (f64, f64) {
+    a.iter().zip(b).fold((s, s.abs()), |(w, m), (x, y)| {
+        (w + x * y, m + (x * y).abs())
+    })
+}
+
+/// `s + |a| . b`, summed from `s` onward.
+#[inline(always)]
+fn abs_dot_from(s: f64, a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).fold(s, |s, (x, y)| s + x.abs() * y)
+}
+
+/// [`dot_and_size`] of full-width rows (`x` starts at the first row's first
+/// column). Always inlined so that a constant `wd` specializes it.
+#[inline(always)]
+fn sized_rows(wd: usize, a: &[f64], x: &[f64], q: &[f64], w: &mut [f64], s: &mut [f64]) {
+    let rows = a.chunks_exact(wd).zip(x.windows(wd));
+    for ((row, xs), ((qi, wi), si)) in rows.zip(q.iter().zip(w).zip(s)) {
+        (*wi, *si) = dot_and_size(*qi, row, xs);
+    }
+}
+
+/// [`abs_dot_from`] of full-width rows, from `s` into `sigma` (`scale`
+/// starts at the first row's first column). Always inlined, as [`sized_rows`].
+#[inline(always)]
+fn resolved_rows(wd: usize, a: &[f64], scale: &[f64], s: &[f64], sigma: &mut [f64]) {
+    let rows = a.chunks_exact(wd).zip(scale.windows(wd));
+    for ((row, xs), (si, out)) in rows.zip(s.iter().zip(sigma)) {
+        *out = abs_dot_from(*si, row, xs);
+    }
 }
 
 /// `w = q + rows x` for full-width rows; `x` starts at the first row's first

@@ -79,10 +79,11 @@ pub struct BandSolver {
     rates_fresh: bool,
     /// Zeros: band rows take no width-based rate (see `Band::rates`).
     per_width: Vec<f64>,
-    /// Magnitudes of the candidate's `w`, resolved ones, and how far the
-    /// clamp moved its `u` (`acceptance`).
+    /// Magnitudes of the candidate's `w`, resolved ones with the scales of
+    /// `u` they are made of, and how far the clamp moved its `u` (`acceptance`).
     mag: Vec<f64>,
     sigma: Vec<f64>,
+    scale: Vec<f64>,
     out: Vec<f64>,
     factorizations: u64,
     /// The monotone sweep for tridiagonal Z-matrix problems.
@@ -116,6 +117,7 @@ impl BandSolver {
             per_width: vec![0.0; n],
             mag: vec![0.0; n],
             sigma: vec![0.0; n],
+            scale: vec![0.0; n],
             out: vec![0.0; n],
             factorizations: 0,
             sweep: Sweep::new(n),
@@ -203,16 +205,19 @@ impl BandSolver {
         let (outcome, solves) = self.pivot(p, u, w);
         let mut best = f64::NAN;
         if outcome == Outcome::Converged {
-            // The shared acceptance test, on the clamped candidate (pivoting
-            // left `w` and its magnitudes computed from the unclamped one).
-            clamp_to_box(&p.lo, &p.hi, u, &mut self.out);
-            p.m.mul_add(u, &p.q, w);
-            p.m.magnitudes(u, &p.q, &mut self.mag);
+            // The shared acceptance test, on the clamped candidate. Pivoting
+            // left `w` and its magnitudes computed from the unclamped one, which
+            // in the common step lies in the box: they are recomputed only
+            // when the clamp moved it (the same product, so the same bits).
+            if clamp_to_box(&p.lo, &p.hi, u, &mut self.out) {
+                p.m.mul_add_magnitudes(u, &p.q, w, &mut self.mag);
+            }
             let (rates, out) = ((&self.rate[..], &self.per_width[..]), &self.out);
             let (mut ok, mut r) = judge(&p.lo, &p.hi, rates, u, w, &self.mag, out, tol);
             if !ok && !r.is_nan() {
                 // The second form of the test (`acceptance`).
-                p.m.resolution(&self.rate, &self.mag, &mut self.sigma);
+                let (scale, sigma) = (&mut self.scale, &mut self.sigma);
+                p.m.resolution_with(&self.rate, &self.mag, scale, sigma);
                 (ok, r) = judge(&p.lo, &p.hi, rates, u, w, &self.sigma, out, tol);
             }
             if ok {
@@ -234,7 +239,8 @@ impl BandSolver {
             let mut r = fb.solver.solve(&fb.p, u, w);
             if r.status == Status::Solved {
                 p.m.magnitudes(u, &p.q, &mut self.mag);
-                p.m.resolution(&self.rate, &self.mag, &mut self.sigma);
+                let (scale, sigma) = (&mut self.scale, &mut self.sigma);
+                p.m.resolution_with(&self.rate, &self.mag, scale, sigma);
                 let (rates, sigma) = ((&self.rate[..], &self.per_width[..]), &self.sigma);
                 acceptance::classify(&p.lo, &p.hi, rates, u, sigma, tol, &mut self.active);
             } else {

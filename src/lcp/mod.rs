@@ -37,6 +37,8 @@ mod tests_banded;
 #[cfg(test)]
 mod tests_banded_failures;
 #[cfg(test)]
+mod tests_banded_noise;
+#[cfg(test)]
 mod tests_random;
 #[cfg(test)]
 mod tests_sweep;

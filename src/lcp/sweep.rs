@@ -14,6 +14,13 @@
 //! freeing a component merges its neighbouring blocks in `O(1)`. Every merge
 //! removes a block, so the pass is `O(n)` whatever the order of events.
 //!
+//! A pinned component is freed when its `w` is negative beyond a small
+//! fraction of the size of the terms that `w` sums, row by row, as the
+//! acceptance test measures: the same decisions in any units, and a row of
+//! rounding noise (beads at rest on one another) decided in its own scale.
+//! (One threshold for the whole chain, a fraction of its largest load, left
+//! such rows to block pivoting, which freed them about one per solve.)
+//!
 //! The sweep only decides the active set; the caller solves it exactly with the
 //! band LU and verifies the result, so rounding in the summaries can at worst
 //! cost a few block-pivoting iterations afterwards, never a wrong answer.
@@ -43,6 +50,9 @@ pub(super) struct Sweep {
     blocks: Vec<Block>,
     /// `q + M lo`: the offset in the shifted unknowns `v = u - lo >= 0`.
     qs: Vec<f64>,
+    /// The size of the terms `qs` sums (`|q_i| + sum_j |M_ij lo_j|`), to which
+    /// each row's threshold adds the terms of its neighbours' values.
+    qs_mag: Vec<f64>,
 }
 
 /// Entries of row `i` of a tridiagonal band: `(M(i,i-1), M(i,i), M(i,i+1))`.
@@ -57,6 +67,7 @@ impl Sweep {
         Sweep {
             blocks: Vec::with_capacity(n),
             qs: vec![0.0; n],
+            qs_mag: vec![0.0; n],
         }
     }
 
@@ -83,22 +94,29 @@ impl Sweep {
     }
 
     /// Writes the active set of `p` (which must satisfy [`Sweep::applies`])
-    /// into `active`: `Free` or `Lower`; a pinned component is freed when its
-    /// `w` is below `-eps`. False when a merge meets a non-positive pivot
-    /// (then `M` is not an M-matrix), leaving `active` alone.
+    /// into `active`: `Free` or `Lower`; a pinned component `k` is freed when
+    /// its `w` is below `-eps` times the size of the terms that `w` sums
+    /// (`|q_k|`, `|M_kj lo_j|` and `|M_kj|` times the values the sweep has
+    /// reached above the neighbours' bounds), the module text's per-row scale.
+    /// False when a merge meets a non-positive pivot (then `M` is not an
+    /// M-matrix), leaving `active` alone.
     pub(super) fn run(&mut self, p: &BandProblem, eps: f64, active: &mut [Bound]) -> bool {
         let n = p.n();
         for i in 0..n {
             let (l, d, r) = row3(p, i);
             let lo = |j: usize| p.lo[j];
             let mut s = p.q[i] + d * lo(i);
+            let mut a = p.q[i].abs() + (d * lo(i)).abs();
             if i > 0 {
                 s += l * lo(i - 1);
+                a += (l * lo(i - 1)).abs();
             }
             if i + 1 < n {
                 s += r * lo(i + 1);
+                a += (r * lo(i + 1)).abs();
             }
             self.qs[i] = s;
+            self.qs_mag[i] = a;
         }
         self.blocks.clear();
         for k in 0..n {
@@ -106,8 +124,9 @@ impl Sweep {
                 continue;
             }
             // Only the left neighbour can be above its bound yet.
-            let w = self.qs[k] + row3(p, k).0 * self.end_before(k);
-            if w >= -eps {
+            let lv = row3(p, k).0 * self.end_before(k);
+            let w = self.qs[k] + lv;
+            if w >= -eps * (self.qs_mag[k] + lv.abs()) {
                 continue;
             }
             let mut blk = singleton(p, &self.qs, k);
@@ -125,8 +144,9 @@ impl Sweep {
                     break;
                 }
                 let (l, _, r) = row3(p, j);
-                let w = self.qs[j] + l * self.end_before(j) + r * blk.ca;
-                if w >= -eps {
+                let (lv, rv) = (l * self.end_before(j), r * blk.ca);
+                let w = self.qs[j] + lv + rv;
+                if w >= -eps * (self.qs_mag[j] + lv.abs() + rv.abs()) {
                     break;
                 }
                 let mut s = singleton(p, &self.qs, j);

@@ -35,6 +35,8 @@
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
 //! - `description`  modelDescription.xml: golden file and structural rules
 //! - `coupled`      the coupled bead column (dense contact LCP, N = 100): every step solved
+//! - `long_chain`   the struck bead column at N = 10,000 (band contact LCP): every step
+//!   solved to the end, the floor's percussions and gravity account for the momentum
 //! - `event`        the event-driven scheme: switching times and states against closed
 //!   forms, accumulation, events at communication points, FMU-state replay
 //! - `blocks`       the signal form: lowering against matrix models, feedthrough of
@@ -135,6 +137,7 @@ mod importer3_me;
 mod instance;
 mod lcp_alloc;
 mod log_capture;
+mod long_chain;
 mod me3_calls;
 mod me3_check;
 mod me3_target;

@@ -17,7 +17,7 @@ use super::Band;
 #[derive(Clone, Debug)]
 pub(in crate::lcp) struct BandLu {
     pub(super) f: Band,
-    /// Largest magnitude in each row of the system, for the pivot test.
+    /// The scale each row's pivot is tested against (see `TINY`).
     row_scale: Vec<f64>,
     /// Reciprocal pivots: back substitution multiplies instead of dividing
     /// (a division in that serial recurrence dominated a warm solve).
@@ -25,7 +25,12 @@ pub(in crate::lcp) struct BandLu {
 }
 
 /// A pivot is rejected when it is at most this times its row's scale: the
-/// system is then treated as singular.
+/// system is then treated as singular. The scale is the row's own diagonal
+/// entry, which carries the pivot's units (the pivot is that entry less the
+/// eliminated terms), so the verdict is the same whatever units the
+/// components are in; the largest entry of the row, used before, mixes the
+/// units of the columns (a chain with columns in units 1e9 apart looked
+/// singular). A row with a zero diagonal falls back to its largest entry.
 const TINY: f64 = 1e-14;
 
 impl BandLu {
@@ -61,7 +66,12 @@ impl BandLu {
                 let src = m.row(i);
                 row[off..off + src.len()].copy_from_slice(src);
                 // Slots outside the matrix are zero in `m`, so they stay zero here.
-                self.row_scale[i] = src.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+                let diag = src[m.kl].abs();
+                self.row_scale[i] = if diag > 0.0 {
+                    diag
+                } else {
+                    src.iter().fold(0.0f64, |s, x| s.max(x.abs()))
+                };
             } else {
                 row[kl] = 1.0;
                 self.row_scale[i] = 1.0;

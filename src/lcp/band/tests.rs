@@ -49,6 +49,41 @@ fn product_matches_dense() {
 }
 
 #[test]
+fn fused_passes_match_the_separate_ones_to_the_bit() {
+    // Tridiagonal, pentadiagonal (the specialized widths) and the sample's
+    // kl = 2, ku = 1, each with edge rows clipped, at sizes below and above
+    // the band's width.
+    for (kl, ku) in [(1, 1), (2, 2), (2, 1)] {
+        for n in [1, 2, 3, 7] {
+            let mut b = Band::zeros(n, kl, ku);
+            for i in 0..n {
+                for j in i.saturating_sub(kl)..(i + ku + 1).min(n) {
+                    let v = 0.3 + (7 * i + 3 * j) as f64 / 11.0;
+                    b.set(i, j, if (i + j) % 3 == 0 { -v } else { v });
+                }
+            }
+            let x: Vec<f64> = (0..n).map(|i| (i as f64 - 2.5) / 3.0).collect();
+            let q: Vec<f64> = (0..n).map(|i| 0.7 - i as f64 / 7.0).collect();
+            let (mut w, mut s) = (vec![0.0; n], vec![0.0; n]);
+            let (mut w2, mut s2) = (vec![0.0; n], vec![0.0; n]);
+            b.mul_add(&x, &q, &mut w);
+            b.magnitudes(&x, &q, &mut s);
+            b.mul_add_magnitudes(&x, &q, &mut w2, &mut s2);
+            assert_eq!((&w, &s), (&w2, &s2), "kl={kl} ku={ku} n={n}");
+            // The resolution against its definition, entry by entry.
+            let d: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 / 5.0).collect();
+            let (mut scale, mut sigma) = (vec![0.0; n], vec![0.0; n]);
+            b.resolution_with(&d, &s, &mut scale, &mut sigma);
+            for i in 0..n {
+                let cols = i.saturating_sub(kl)..(i + ku + 1).min(n);
+                let want = cols.fold(s[i], |x, j| x + b.get(i, j).abs() * (s[j] / d[j]));
+                assert_eq!(sigma[i], want, "kl={kl} ku={ku} n={n} row {i}");
+            }
+        }
+    }
+}
+
+#[test]
 fn factor_solves_the_active_set_system_in_a_wider_band() {
     // Diagonally dominant, so every principal minor is nonzero.
     let mut m = sample();
@@ -92,6 +127,28 @@ fn zero_or_nan_pivot_is_singular() {
     assert!(lu.factor_from(&m, &[Bound::Lower, Bound::Free, Bound::Free], 0));
     m.set(2, 2, f64::NAN);
     assert!(!lu.factor_from(&m, &[Bound::Lower, Bound::Free, Bound::Free], 0));
+}
+
+#[test]
+fn the_pivot_test_does_not_depend_on_the_units() {
+    // The chain [[2, -1], [-1, 2]] with its second unknown in units 1e18
+    // times smaller: row 0 is [2, -1e-18], row 1 [-1, 2e-18]. The second
+    // pivot, 1.5e-18, is three quarters of its row's diagonal; against the
+    // row's largest entry it looked singular.
+    let mut m = Band::zeros(2, 1, 1);
+    m.set(0, 0, 2.0);
+    m.set(0, 1, -1e-18);
+    m.set(1, 0, -1.0);
+    m.set(1, 1, 2e-18);
+    let mut lu = BandLu::new(2, 1, 1);
+    assert!(lu.factor_from(&m, &[Bound::Free; 2], 0));
+    let mut x = [1.0, 1.0];
+    lu.solve(&mut x);
+    // [2, -1; -1, 2] y = [1, 1] has y = [1, 1]; here x_1 = 1e18 y_1.
+    assert!(
+        (x[0] - 1.0).abs() < 1e-15 && (x[1] / 1e18 - 1.0).abs() < 1e-15,
+        "{x:?}"
+    );
 }
 
 #[test]

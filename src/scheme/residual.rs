@@ -14,9 +14,10 @@
 //!   `b_i = |x̄_i| + |x_i| + h (θ |f_i|₊ + (1-θ) |f_i|₊)` (`|·|₊` sums the
 //!   absolute values of the terms, see `Expr::eval_magnitude`): the state's
 //!   own terms, and the unknowns its equation reads counted at their own
-//!   scales (`σ_j = |c_j|₊ / d_j` for a multiplier inside its box), once
-//!   the iteration has a Jacobian (a state brought to rest next to zero is
-//!   a difference of far larger terms: see [`Residual::widen_states`]);
+//!   scales (`σ_j`, the multipliers' as the LCP verified them: see below),
+//!   once the iteration has a Jacobian (a state brought to rest next to
+//!   zero is a difference of far larger terms: see
+//!   [`Residual::widen_states`]);
 //! - pair `j`: the natural residual in the units of `c_j`,
 //!   `Φ_j = mid(d_j (ū_j - hi_j), c_j, d_j (ū_j - lo_j))`: `c_j` itself for a
 //!   multiplier inside its box, only its wrong-signed part for one on a

@@ -122,22 +122,20 @@ impl NewtonStepper {
             // with the same scales; this keeps rounding in one component
             // from refusing a point the test accepts). Polishing asks more:
             // that the step lower the residual.
-            let accept = if polishing {
-                if !measured {
-                    self.measure(d, Point::Iterate, wide);
-                    measured = true;
-                }
-                worst < self.cur.scaled_max()
-            } else if worst <= TOL {
+            let accept = if worst <= TOL && !polishing {
                 true
             } else {
                 if !measured {
                     self.measure(d, Point::Iterate, wide);
                     measured = true;
                 }
-                let n = self.nx + self.nu;
-                let (base, trial) = self.cur.merits_with(&self.trial, n);
-                trial <= (1.0 - 1e-4 * alpha) * base
+                if polishing {
+                    worst < self.cur.scaled_max()
+                } else {
+                    let n = self.nx + self.nu;
+                    let (base, trial) = self.cur.merits_with(&self.trial, n);
+                    trial <= (1.0 - 1e-4 * alpha) * base
+                }
             };
             if accept {
                 self.stats.backtracks += halving;

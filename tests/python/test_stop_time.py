@@ -10,6 +10,8 @@ of 0.01 accumulates its time to 2.99999999999998 after 300 steps and asks a 301s
                                         step that lands on the stop time still runs
     test_fmi3_step_past_the_stop_time   the same with fmi3Error
     test_without_a_stop_time            no stop time set up: the 301st step runs
+    test_fmpy_isclose_stop_runs         FMPy's own last step, to a point within math.isclose
+                                        of the stop time and past it, runs
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import FMU2Slave
 from fmpy.fmi3 import FMU3Slave
 
-from conftest import MODELS_DIR, unzipped
+from conftest import MODELS_DIR, cosim, unzipped
 from test_forced_panic import Logged
 
 STOP, H = 3.0, 0.01
@@ -112,3 +114,11 @@ def test_without_a_stop_time(fmus):
     assert log.take() == []
     slave.terminate()
     slave.freeInstance()
+
+
+def test_fmpy_isclose_stop_runs(fmus):
+    """FMPy takes a communication point within math.isclose (1e-9, relative) of the stop
+    time for the stop time and does not clip it: a 0.9999999995 s run in steps of 0.1 ends
+    with a step to 1.0, 5e-10 past the stop time it set up. The FMU lets it land."""
+    result = cosim(fmus["relay_feedback"], stop_time=0.9999999995, output_interval=0.1)
+    assert result["time"][-1] == 1.0

@@ -56,6 +56,7 @@ Table of contents of the suite
   test_prebuilt_runtime.py        `--runtime prebuilt` == the compiled binary
   test_win64.py                   the win64 binaries under wine == linux64
   test_user_guide.py              the user guide in headless Chromium, every link and anchor
+  test_readme.py                  the README's first model, its commands run as written
 
 Helpers in this file
   fixtures      lcsfmu_bin, fmus (name -> built .fmu), scaled_spiral_fmu (test-only model with

@@ -162,15 +162,16 @@ unsafe fn cycle(api: &Api, d: &Description, token: &CString, k: usize, steps: us
         std::ptr::null(),
     );
     assert!(!c.is_null(), "fmi3InstantiateCoSimulation");
+    let h = d.step.unwrap_or(0.01);
+    // The run's own end as the stop time: the FMU refuses a step past it.
     ok(
-        (api.enter)(c, false, 0.0, 0.0, true, 10.0),
+        (api.enter)(c, false, 0.0, 0.0, true, steps as f64 * h),
         "fmi3EnterInitializationMode",
     );
     ok((api.exit)(c), "fmi3ExitInitializationMode");
     handle_events(api, c);
     let vrs: Vec<u32> = (0..d.count).collect();
     let mut values = vec![0.0; vrs.len()];
-    let h = d.step.unwrap_or(0.01);
     let (mut t, mut taken) = (0.0f64, 0);
     let (mut state, mut copy) = (std::ptr::null_mut(), std::ptr::null_mut());
     for s in 0..steps {

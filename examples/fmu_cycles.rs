@@ -47,12 +47,16 @@ unsafe fn cycle(
         1,
     );
     assert!(!c.is_null(), "fmi2Instantiate");
-    ok((api.setup)(c, 0, 0.0, 0.0, 1, 10.0), "fmi2SetupExperiment");
+    let h = 0.01;
+    // The run's own end as the stop time: the FMU refuses a step past it.
+    ok(
+        (api.setup)(c, 0, 0.0, 0.0, 1, steps as f64 * h),
+        "fmi2SetupExperiment",
+    );
     ok((api.enter)(c), "fmi2EnterInitializationMode");
     ok((api.exit)(c), "fmi2ExitInitializationMode");
     let vrs: Vec<c_uint> = (0..d.count).collect();
     let mut values = vec![0.0; vrs.len()];
-    let h = 0.01;
     let mut state: State = std::ptr::null_mut();
     let mut copy: State = std::ptr::null_mut();
     for s in 0..steps {

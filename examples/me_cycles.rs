@@ -106,15 +106,15 @@ fn sizes(fmu: &Path) -> Sizes {
             .nth(1)
             .and_then(|r| c_api::attribute(r, "derivative"))
         {
-            // FMI 2.0's `derivative` is the 1-based index of the state, whose
-            // value reference lcsfmu makes its index minus one.
+            // FMI 2.0's `derivative` is the 1-based index of the state, which
+            // is its value reference (the time, 0, is not declared).
             derivatives.push(
                 c_api::attribute(v, "valueReference")
                     .unwrap()
                     .parse()
                     .unwrap(),
             );
-            states.push(state.parse::<c_uint>().unwrap() - 1);
+            states.push(state.parse::<c_uint>().unwrap());
         }
     }
     Sizes {

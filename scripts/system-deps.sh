@@ -6,7 +6,8 @@
 # the win64 runtime (scripts/build-runtime-win64.sh, docs/src/fmu.md): MinGW-w64 links it
 # and builds the C driver of its test, wine64 runs them (tests/python/test_win64.py), and
 # libllvm22 and libgit2-1.5 are what Debian's rustc/cargo 1.96, unpacked beside the
-# project by scripts/win64-toolchain.sh, link to.
+# project by scripts/win64-toolchain.sh, link to; libtbb12: the Ecos master (`ecospy`,
+# tests/python/test_masters.py) links to it.
 missing=()
 command -v nm >/dev/null 2>&1 || missing+=(binutils)
 command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
@@ -18,6 +19,7 @@ command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || bare+=(gcc-mingw-w64-x86-64
 [ -x /usr/lib/wine/wine64 ] || bare+=(wine64)
 dpkg -s libllvm22 >/dev/null 2>&1 || bare+=(libllvm22)
 dpkg -s libgit2-1.5 >/dev/null 2>&1 || bare+=(libgit2-1.5)
+dpkg -s libtbb12 >/dev/null 2>&1 || bare+=(libtbb12)
 if [ $((${#missing[@]} + ${#bare[@]})) -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then
         echo "the test suite needs: ${missing[*]} ${bare[*]} (apt-get install -y ${missing[*]};" \

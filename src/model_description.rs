@@ -9,6 +9,15 @@
 //! is written, so a build is reproducible. A Model Exchange FMU adds what FMI 2.0
 //! section 3 asks for (see [`crate::model_description_me`]); a Co-Simulation FMU
 //! is written exactly as before.
+//!
+//! The time is not declared: FMI 2.0 makes the independent variable optional
+//! ("implicitly present" when absent), and declared without a start value, as
+//! the standard asks, it makes FMI Library (libcosim, the FMI Compliance
+//! Checker) log "Start attribute is required" for every FMU, since it infers
+//! `initial` for it. Left out, every importer reads the description silently.
+//! The value references are unchanged (the time stays readable at reference 0
+//! for callers that know it), so each declared variable's 1-based index in
+//! `ModelVariables` is its value reference.
 
 use crate::fmi_version::Interfaces;
 use crate::instance::variables::{self, Kind, Variable};
@@ -94,11 +103,12 @@ pub fn write_for(model: &Model, guid: &str, interfaces: Interfaces) -> String {
     }
 
     let vars = variables::variables(model);
+    debug_assert_eq!(vars[0].kind, Kind::Time, "the time is value reference 0");
     write_units(&vars, &mut put);
     write_categories_and_experiment(model, &mut put);
 
     put(Event::Start(BytesStart::new("ModelVariables")));
-    for (vr, v) in vars.iter().enumerate() {
+    for (vr, v) in vars.iter().enumerate().skip(1) {
         let (causality, variability, initial) = v.attributes();
         let vr_text = vr.to_string();
         let description = describe(model, v.kind, v.description);
@@ -130,12 +140,13 @@ pub fn write_for(model: &Model, guid: &str, interfaces: Interfaces) -> String {
     put(Event::End(BytesEnd::new("ModelVariables")));
 
     put(Event::Start(BytesStart::new("ModelStructure")));
-    // Outputs by 1-based index in ModelVariables, their dependencies likewise.
+    // Outputs by 1-based index in ModelVariables (its value reference, the
+    // time being left out), their dependencies likewise.
     let outputs: Vec<(usize, String)> = output_dependencies(model, &vars)
         .into_iter()
         .map(|(i, deps)| {
-            let deps: Vec<String> = deps.iter().map(|j| (j + 1).to_string()).collect();
-            (i + 1, deps.join(" "))
+            let deps: Vec<String> = deps.iter().map(usize::to_string).collect();
+            (i, deps.join(" "))
         })
         .collect();
     if !outputs.is_empty() {
@@ -160,11 +171,11 @@ pub fn write_for(model: &Model, guid: &str, interfaces: Interfaces) -> String {
         .iter()
         .enumerate()
         .filter(|(_, v)| v.attributes().2 == Some("calculated"))
-        .map(|(i, _)| i + 1)
+        .map(|(i, _)| i)
         .collect();
     if interfaces.model_exchange {
         // FMI 2.0 ME: the state derivatives (initial calculated) too.
-        initial.extend((0..model.nx()).map(|i| vars.len() + i + 1));
+        initial.extend((0..model.nx()).map(|i| vars.len() + i));
     }
     if !initial.is_empty() {
         put(Event::Start(BytesStart::new("InitialUnknowns")));

@@ -94,7 +94,7 @@ fn float64<'a>(
 pub fn write_derivative_structure(model: &Model, base: &[Variable], put: &mut impl FnMut(Event)) {
     for i in 0..model.nx() {
         let vr = (base.len() + i).to_string();
-        // derivative_dependencies gives FMI 2.0's 1-based indices.
+        // derivative_dependencies gives 1-based positions in `base`.
         let deps: Vec<String> = derivative_dependencies(model, base, i)
             .iter()
             .map(|index| (index - 1).to_string())

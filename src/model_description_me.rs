@@ -6,7 +6,9 @@
 //! `derivative` attribute names the state's index, and `<Derivatives>` in the
 //! ModelStructure with what each derivative depends on. The derivatives follow
 //! the model's variables (value references `variables(model).len() + i`), so
-//! the other variables keep their references.
+//! the other variables keep their references. The time is not declared (see
+//! [`crate::model_description`]), so an index in `ModelVariables` is the
+//! variable's value reference.
 
 use crate::instance::variables::{self, Kind, Variable};
 use crate::model::Model;
@@ -66,7 +68,8 @@ pub fn write_derivatives(model: &Model, base: usize, put: &mut impl FnMut(Event)
         sv.push_attribute(("variability", "continuous"));
         sv.push_attribute(("initial", "calculated"));
         put(Event::Start(sv));
-        let state_index = (state + 1).to_string();
+        // The state's index in ModelVariables: its value reference.
+        let state_index = state.to_string();
         put(Event::Empty(
             BytesStart::new("Real").with_attributes([("derivative", state_index.as_str())]),
         ));
@@ -74,7 +77,7 @@ pub fn write_derivatives(model: &Model, base: usize, put: &mut impl FnMut(Event)
     }
 }
 
-/// 1-based indices of the states and inputs `der(x_i)` may depend on in some
+/// 1-based positions in `vars` of the states and inputs `der(x_i)` may depend on in some
 /// mode: those of row `i` of A and E when B's row is empty; otherwise every
 /// state and input, since the multipliers of a mode depend on them through the
 /// mode's own equations.
@@ -112,10 +115,11 @@ pub fn write_derivative_structure(model: &Model, vars: &[Variable], put: &mut im
     }
     put(Event::Start(BytesStart::new("Derivatives")));
     for i in 0..model.nx() {
-        let index = (vars.len() + i + 1).to_string();
+        let index = (vars.len() + i).to_string();
+        // Positions in `vars` (time included) + 1, minus the undeclared time.
         let deps: Vec<String> = derivative_dependencies(model, vars, i)
             .iter()
-            .map(usize::to_string)
+            .map(|index| (index - 1).to_string())
             .collect();
         let deps = deps.join(" ");
         put(Event::Empty(BytesStart::new("Unknown").with_attributes([

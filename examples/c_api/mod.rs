@@ -109,7 +109,8 @@ pub struct Description {
     /// The GUID (FMI 3.0: the instantiation token).
     pub guid: String,
     pub identifier: String,
-    /// Value references of all variables (the FMU numbers them 0..n).
+    /// Value references of all variables (the FMU numbers them 0..n; an FMI
+    /// 2.0 description leaves the time, 0, undeclared).
     pub count: u32,
     /// The first input's value reference, if any.
     pub input: Option<u32>,
@@ -140,7 +141,11 @@ pub fn describe(xml: &str) -> Description {
         identifier: attribute(cs, "modelIdentifier")
             .expect("modelIdentifier")
             .to_string(),
-        count: variables.len() as u32,
+        count: variables
+            .iter()
+            .filter_map(|v| attribute(v, "valueReference")?.parse::<u32>().ok())
+            .max()
+            .map_or(0, |vr| vr + 1),
         input: variables
             .iter()
             .find(|v| attribute(v, "causality") == Some("input"))

@@ -373,14 +373,19 @@ fn embedded_model(r: &mut Report, archive: &mut Archive, d: &description::Descri
     };
     r.add("the embedded model's GUID is the XML's guid", matches);
     let run = format!("{SHORT_RUN_STEPS} default steps of the embedded model (core Instance)");
-    r.add(run, short_run(model, &guid));
+    r.add(run, first_steps(model, &guid, SHORT_RUN_STEPS));
 }
 
-fn short_run(model: Model, guid: &str) -> Result<(), String> {
+/// Runs the first `steps` steps of the model's default experiment (all of them
+/// when it has fewer) on the core instance, the code the FMU's binary wraps:
+/// the reason, with the time, of the first one that fails, a missing row or a
+/// non-finite output. `lcsfmu check FILE.fmu` and `lcsfmu build` use it.
+pub fn first_steps(model: Model, guid: &str, steps: usize) -> Result<(), String> {
     let e = model.experiment;
+    let steps = steps.min(((e.stop - e.start) / e.step).round().max(1.0) as usize);
     let opts = Options {
         start: None,
-        stop: Some(e.start + SHORT_RUN_STEPS as f64 * e.step),
+        stop: Some(e.start + steps as f64 * e.step),
         step: None,
         sets: vec![],
         inputs: None,
@@ -389,7 +394,7 @@ fn short_run(model: Model, guid: &str) -> Result<(), String> {
     if let Some(why) = t.failure {
         return Err(why);
     }
-    if t.rows.len() != SHORT_RUN_STEPS + 1 {
+    if t.rows.len() != steps + 1 {
         return Err(format!("{} rows recorded", t.rows.len()));
     }
     let finite = t.rows.iter().flatten().all(|v| v.is_finite());

@@ -13,7 +13,8 @@
 //! while the mode holds). Each update of the discrete states in Event Mode
 //! asks the engine for the mode at the current state: the same mode when it
 //! still describes the motion, else the next one, with the state projected
-//! onto its constraints (`valuesOfContinuousStatesChanged`), and the
+//! onto its constraints (`valuesOfContinuousStatesChanged` is set at every
+//! change of mode, projected or not), and the
 //! documented accumulation rule when events crowd. One update always settles
 //! an event: a second one is never needed at the same instant. The time
 //! events are the jumps of a nonlinear model's sources in time, reported as
@@ -83,7 +84,9 @@ pub(super) struct ModelExchange {
 /// What an update of the discrete states says to the importer.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DiscreteUpdate {
-    /// The state was projected onto the new mode's constraints.
+    /// The mode changed (and with it the ODE), the state possibly projected
+    /// onto the new mode's constraints: FMI's `valuesOfContinuousStatesChanged`,
+    /// which tells an importer to restart its integrator.
     pub values_changed: bool,
     /// The next time event (a jump of a source in time), if one is known.
     pub next_event_time: Option<f64>,

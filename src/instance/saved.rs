@@ -79,7 +79,8 @@ impl Instance {
             }
         }
         self.phase = s.phase;
-        (self.time, self.start_time, self.stop_time) = (s.time, s.start_time, s.stop_time);
+        (self.time, self.start_time) = (s.time, s.start_time);
+        self.set_stop_time(s.stop_time);
         self.last_successful_time = s.last_successful_time;
         self.terminated = s.terminated;
         self.consistent = s.consistent;

@@ -11,7 +11,7 @@
 
 use super::state::{allowed, Call, Phase};
 use super::tiny_step::HeldMultipliers;
-use super::{FmiError, FmiResult, Instance, Severity, MAX_SUBSTEPS};
+use super::{FmiError, FmiResult, Instance, Severity, MAX_SUBSTEPS, STOP_TOLERANCE};
 use crate::scheme::{StepError, StepReport};
 
 impl Instance {
@@ -20,14 +20,15 @@ impl Instance {
         // One test on the common path; the refusal says which condition failed.
         // Comparisons with infinity instead of `is_finite`, which compiles to
         // integer bit tests: NaN fails every comparison, and with t finite and
-        // h > 0, t + h can only overflow upwards.
+        // h > 0, t + h can only overflow upwards, past the end limit (f64::MAX
+        // without a stop time, the stop time and its tolerance with one).
         // `&` rather than `&&`: every test is cheap, and one branch beats six.
         let valid = allowed(Call::DoStep, self.phase)
             & (h > 0.0)
             & (h < f64::INFINITY)
             & (t.abs() < f64::INFINITY)
             & !((t - self.time).abs() > 1e-10 * self.time.abs().max(1.0))
-            & (t + h < f64::INFINITY);
+            & (t + h <= self.step_end_limit);
         if !valid {
             return Err(self.refused_step(t, h));
         }
@@ -122,7 +123,14 @@ impl Instance {
                 self.time
             ));
         }
-        FmiError::error(format!("t + h = {t} + {h} overflows"))
+        match self.stop_time {
+            Some(stop) if t + h > stop => FmiError::error(format!(
+                "a step from t = {t} with h = {h} would end at {}, past the stop time {stop} set up for this run (by more than {STOP_TOLERANCE:e} of it); the FMU keeps its state at t = {}",
+                t + h,
+                self.time
+            )),
+            _ => FmiError::error(format!("t + h = {t} + {h} overflows")),
+        }
     }
 
     /// Ends the run after sub-step `k` of `n` failed: the state stays at the last

@@ -354,3 +354,92 @@ fn a_null_instance_is_an_error_for_every_function() {
     unsafe { r.b.fmi2FreeInstance(c) };
     assert!(r.logged().is_empty());
 }
+
+/// FMI 2.0 (fmi2SetupExperiment): "if the environment tries to compute past
+/// stopTime the FMU has to return fmi2Error". A master's `while t < stop { step;
+/// t += h }` loop over relay_feedback's 3 s in steps of 0.01 ends its 300th
+/// step at 2.99999999999998 and asks a 301st: refused, state kept. Ends within
+/// the tolerance of the stop time (`STOP_TOLERANCE`, relative) are steps that
+/// land on it and run; without a stop time the 301st step runs too.
+#[test]
+fn a_step_past_the_stop_time_is_refused() {
+    use lcsfmu::instance::STOP_TOLERANCE;
+    let import = fmus::import(&fmus::bundled("relay_feedback"));
+    let (stop, h) = (3.0, 0.01);
+    let run = |name: &str, stop: Option<f64>| {
+        let mut r = Raw::new(&import, name);
+        assert_eq!(r.setup(0.0, stop), OK);
+        assert_eq!(r.enter(), OK);
+        assert_eq!(r.exit(), OK);
+        let mut t = 0.0;
+        let mut steps = 0;
+        while t < 3.0 && steps < 300 {
+            assert_eq!(r.step(t, h), OK, "{name}: step from {t}");
+            t += h;
+            steps += 1;
+        }
+        r.logged();
+        (r, t)
+    };
+    let (mut r, t) = run("past-stop", Some(stop));
+    assert_eq!(t, 2.99999999999998, "the accumulated time of the loop");
+    let before = r.snapshot();
+    let status = r.step(t, h);
+    let logged = r.logged();
+    refused_with(&mut r, status, &logged, "the 301st step", &before);
+    let message = &logged[0].message;
+    assert!(
+        message.contains("past the stop time 3") && message.contains("3.00999999999998"),
+        "{message}"
+    );
+    // Ends that land on the stop time run: 45 ulps past it (what the same loop
+    // accumulates in the other direction), and just inside the tolerance; each
+    // from the state at t, restored through an FMU state.
+    let mut at_t: fmi2FMUstate = null_mut();
+    assert_eq!(r.get_state(&mut at_t), OK);
+    for end in [
+        stop + 45.0 * 2.0 * f64::EPSILON,
+        stop + 0.9 * STOP_TOLERANCE * stop,
+    ] {
+        assert!(end > stop);
+        assert_eq!(r.step(t, end - t), OK, "a step ending at {end:e}");
+        assert_eq!(r.set_state(at_t), OK);
+    }
+    assert_eq!(r.free_state(&mut at_t), OK);
+    r.logged();
+    assert!(r.snapshot() == before);
+    // Just past the tolerance: refused.
+    let end = stop + 2.0 * STOP_TOLERANCE * stop;
+    let status = r.step(t, end - t);
+    let logged = r.logged();
+    refused_with(
+        &mut r,
+        status,
+        &logged,
+        "a step ending past the tolerance",
+        &before,
+    );
+    assert_eq!(r.terminate(), OK);
+    // No stop time defined: the same step runs.
+    let (mut r, t) = run("no-stop", None);
+    assert_eq!(r.step(t, h), OK);
+}
+
+/// [`refused`] with the messages already taken.
+#[track_caller]
+fn refused_with(
+    r: &mut Raw,
+    status: u32,
+    logged: &[super::log_capture::Record],
+    what: &str,
+    before: &[u8],
+) {
+    assert_eq!(status, ERROR, "{}: {what}", r.name);
+    assert_eq!(logged.len(), 1, "{}: {what}: {logged:?}", r.name);
+    assert_eq!(logged[0].level, log::Level::Error);
+    assert!(
+        r.snapshot() == before,
+        "{}: {what} changed the instance",
+        r.name
+    );
+}

@@ -94,7 +94,7 @@ fn broken_descriptions_fail_with_the_reason() {
             "duplicate_name",
             r#"name="x2""#,
             r#"name="x1""#,
-            r#"FAIL variable names unique: duplicate name "x1" (variables 2 and 3)"#,
+            r#"FAIL variable names unique: duplicate name "x1" (variables 1 and 2)"#,
         ),
         (
             "saturated_integrator",
@@ -106,16 +106,16 @@ fn broken_descriptions_fail_with_the_reason() {
         (
             "sign_spiral",
             "outputs_missing_one",
-            r#"<Unknown index="4" dependencies=""/>"#,
+            r#"<Unknown index="3" dependencies=""/>"#,
             "",
-            "FAIL ModelStructure/Outputs lists exactly the outputs, in order: listed [2, 3, 5] expected [2, 3, 4, 5]",
+            "FAIL ModelStructure/Outputs lists exactly the outputs, in order: listed [1, 2, 4] expected [1, 2, 3, 4]",
         ),
         (
             "sign_spiral",
             "initial_unknowns_missing_one",
-            r#"<Unknown index="5"/>"#,
+            r#"<Unknown index="4"/>"#,
             "",
-            "FAIL InitialUnknowns exactly the calculated and approx unknowns, in order: listed [4] expected [4, 5]",
+            "FAIL InitialUnknowns exactly the calculated and approx unknowns, in order: listed [3] expected [3, 4]",
         ),
         (
             "saturated_integrator",
@@ -134,9 +134,9 @@ fn broken_descriptions_fail_with_the_reason() {
         (
             "saturated_integrator",
             "dependency_on_output",
-            r#"<Unknown index="6" dependencies=""/>"#,
-            r#"<Unknown index="6" dependencies="5"/>"#,
-            "FAIL Outputs dependencies refer to inputs or states: output 6 depends on 5, not an input or a state",
+            r#"<Unknown index="5" dependencies=""/>"#,
+            r#"<Unknown index="5" dependencies="4"/>"#,
+            "FAIL Outputs dependencies refer to inputs or states: output 5 depends on 4, not an input or a state",
         ),
         (
             "sign_spiral",

@@ -141,9 +141,10 @@ pub fn vrs_of(import: &Fmi2Import, causality: Causality) -> Vec<u32> {
         .collect()
 }
 
-/// The number of variables (value references are `0..count`).
+/// The number of value references (`0..count`): the declared variables, at
+/// 1.., and the time at 0, which FMI 2.0 descriptions leave undeclared.
 pub fn variable_count(import: &Fmi2Import) -> u32 {
-    import.model_description().model_variables.variables.len() as u32
+    import.model_description().model_variables.variables.len() as u32 + 1
 }
 
 /// Which callbacks `fmi2Instantiate` receives.

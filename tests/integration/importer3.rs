@@ -193,3 +193,51 @@ fn early_return_at_the_switch_through_the_fmi_crate() {
     assert_eq!(returns.len(), 1, "{returns:?}");
     assert!((returns[0] - t_switch).abs() < 1e-5, "{returns:?}");
 }
+
+/// FMI 3.0 (fmi3EnterInitializationMode): a step past a defined stop time is
+/// an error. relay_feedback's 3 s in steps of 0.01 accumulated as a master's
+/// `t += h`: the 301st step (to 3.00999999999998) returns fmi3Error with every
+/// variable as it was, and the instance goes on (a step that lands on the stop
+/// time still runs).
+#[test]
+fn a_step_past_the_stop_time_is_an_error() {
+    let (model, path) = build("relay_feedback", None);
+    let import: Fmi3Import = fmi::import::from_path(&path).unwrap();
+    let mut f = import
+        .instantiate_cs("stop3", false, false, false, false, &[])
+        .unwrap();
+    f.enter_initialization_mode(None, 0.0, Some(3.0)).unwrap();
+    f.exit_initialization_mode().unwrap();
+    let vrs: Vec<u32> = (0..variables::variables(&model).len() as u32).collect();
+    let read = |f: &mut InstanceCS| {
+        let mut v = vec![0.0; vrs.len()];
+        f.get_float64(&vrs, &mut v).unwrap();
+        v
+    };
+    let step = |f: &mut InstanceCS, t: f64, h: f64| {
+        let (mut handling, mut terminate, mut early, mut last) = (false, false, false, 0.0);
+        f.do_step(
+            t,
+            h,
+            true,
+            &mut handling,
+            &mut terminate,
+            &mut early,
+            &mut last,
+        )
+    };
+    let mut t = 0.0;
+    for _ in 0..300 {
+        step(&mut f, t, 0.01).unwrap();
+        t += 0.01;
+    }
+    assert_eq!(t, 2.99999999999998);
+    let before = read(&mut f);
+    assert!(matches!(
+        step(&mut f, t, 0.01),
+        Err(fmi::fmi3::Fmi3Error::Error)
+    ));
+    assert_eq!(read(&mut f).as_slice(), before.as_slice());
+    step(&mut f, t, 3.0 - t).unwrap();
+    assert_eq!(read(&mut f)[0], 3.0, "the time, at the stop time");
+}

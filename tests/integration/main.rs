@@ -113,6 +113,7 @@ mod abuse;
 mod alloc;
 mod binary_run;
 mod blocks;
+mod build_first_steps;
 mod c_header;
 mod call_sequences;
 mod call_sequences3;

@@ -149,7 +149,7 @@ type Edits<'a> = Vec<(&'a str, &'a str)>;
 #[test]
 fn wrong_counts_and_value_references_fail_with_one_line() {
     let der_x2 = r#"    <ScalarVariable name="der(x2)" valueReference="6" description="derivative of x2 in the current mode" causality="local" variability="continuous" initial="calculated">
-      <Real derivative="3"/>
+      <Real derivative="2"/>
     </ScalarVariable>
 "#;
     let cases: [(&str, Edits, &str); 3] = [
@@ -165,8 +165,8 @@ fn wrong_counts_and_value_references_fail_with_one_line() {
             "me_state_missing",
             vec![
                 (der_x2, ""),
-                (r#"      <Unknown index="7" dependencies="2 3"/>"#, ""),
-                (r#"      <Unknown index="7"/>"#, ""),
+                (r#"      <Unknown index="6" dependencies="1 2"/>"#, ""),
+                (r#"      <Unknown index="6"/>"#, ""),
             ],
             "fmi2GetContinuousStates with the description's 1 states returned fmi2Error (t = 0); the FMU logged: ",
         ),

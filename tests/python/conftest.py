@@ -34,6 +34,11 @@ Table of contents of the suite
                                   controller (FMU2Slave master) == one-process loop (bitwise),
                                   == closed form, == lcsfmu simulate replay; SSP == Jacobi master
   test_accumulated_time.py        masters that accumulate their time (t += h, OMSimulator's last step)
+  test_stop_time.py               a step past the stop time set up: fmi2Error / fmi3Error, logged,
+                                  the state kept; FMPy's own last step (within isclose) runs
+  test_masters.py                 libcosim, Ecos (child processes: tests/python/masters.py) and a
+                                  fmu-manipulation-toolbox container under FMPy: every bundled
+                                  model == lcsfmu simulate, == FMPy on the master's own grid
   test_event_driven.py            the event-driven scheme vs validation.md's closed forms
   test_event_driven_nonlinear.py  event-driven vdp_saturation vs solve_ivp
   test_nonlinear.py               nonlinear first-order models and sources in time vs solve_ivp
@@ -51,6 +56,7 @@ Table of contents of the suite
   test_prebuilt_runtime.py        `--runtime prebuilt` == the compiled binary
   test_win64.py                   the win64 binaries under wine == linux64
   test_user_guide.py              the user guide in headless Chromium, every link and anchor
+  test_readme.py                  the README's first model, its commands run as written
 
 Helpers in this file
   fixtures      lcsfmu_bin, fmus (name -> built .fmu), scaled_spiral_fmu (test-only model with

@@ -12,6 +12,8 @@ fixture `me_fmus` run for both FMI versions (ids fmi2, fmi3), the others say whi
                                              CVode at rtol 1e-10), then the exact decay
     test_relay_slides_without_chattering     one event at sqrt(2) - 1, then on the surface
                                              x1 + x2 = 0 to 3 (x1(3) = 0.0312055)
+    test_a_mode_change_reports_changed_values  valuesOfContinuousStatesChanged at every change of mode
+                                             (also without projection), not when the mode is kept
     test_euler_enters_sliding_modes          FMPy's Euler (h = 1e-2, 1e-3, no event location): the relay
                                              slides after 2 events, the friction mass sticks at v = 0,
                                              the spiral ends on the origin (capture rule); rlc_diode and
@@ -46,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fmpy import read_model_description, simulate_fmu
+from fmpy import extract, read_model_description, simulate_fmu
 from fmpy.validation import validate_fmu
 
 from conftest import (FMI2_COMMON_FUNCTIONS, FMI2_CS_FUNCTIONS, ME_MODELS, MODELS_DIR, PYTHON,
@@ -200,7 +202,7 @@ def test_euler_enters_sliding_modes(me_fmus, h):
 class MeDriver:
     """FMPy's FMU2Model or FMU3Model behind the calls an Euler loop and FMU states need."""
 
-    def __init__(self, fmu, unzipped):
+    def __init__(self, fmu, unzipped, start_values=None):
         from fmpy.fmi2 import FMU2Model
         from fmpy.fmi3 import FMU3Model
         md = read_model_description(fmu)
@@ -213,6 +215,9 @@ class MeDriver:
         self.m.instantiate()
         if not self.v3:
             self.m.setupExperiment(startTime=0.0)
+        vr = {v.name: v.valueReference for v in md.modelVariables}
+        for name, value in (start_values or {}).items():
+            (self.m.setFloat64 if self.v3 else self.m.setReal)([vr[name]], [value])
         self.m.enterInitializationMode()
         self.m.exitInitializationMode()
         self.update()
@@ -280,6 +285,49 @@ def euler_by_hand(d: MeDriver, h: float, first: int, steps: int):
         m.getContinuousStates(ptr(x), nx)
         trace.append(x.copy())
     return np.array(trace), events
+
+
+def test_a_mode_change_reports_changed_values(me_fmus, tmp_path):
+    """valuesOfContinuousStatesChanged is set at every event that changes the mode, whether
+    or not the state was projected: the ODE the importer integrates is another one, and a
+    master that restarts its integrator only on this flag (the Reference FMUs' fmusim with
+    CVode) needs it. From x1 = 3 the relay crosses x1 + x2 = 0 transversally (u: 1 -> -1,
+    the state not moved) and later slides (the state projected): both are reported, and an
+    event that keeps the mode is not."""
+    from ctypes import POINTER, c_double
+
+    def ptr(a):
+        return a.ctypes.data_as(POINTER(c_double))
+
+    fmu = me_fmus["relay_feedback"]
+    d = MeDriver(str(fmu), extract(str(fmu), unzipdir=str(tmp_path / "x")), {"x1": 3.0})
+    m, nx, nz, h = d.m, d.nx, d.nz, 1e-2
+    x, dx, z0, z1 = np.zeros(nx), np.zeros(nx), np.zeros(nz), np.zeros(nz)
+    seen = []  # (the state moved, the derivatives changed, the flag)
+    for k in range(600):
+        m.getContinuousStates(ptr(x), nx)
+        d.derivatives(ptr(dx), nx)
+        m.getEventIndicators(ptr(z0), nz)
+        x += h * dx
+        m.setTime((k + 1) * h)
+        m.setContinuousStates(ptr(x), nx)
+        m.getEventIndicators(ptr(z1), nz)
+        step_event, _ = m.completedIntegratorStep()
+        if step_event or np.any((z0 > 0) != (z1 > 0)):
+            before = np.zeros(nx)
+            d.derivatives(ptr(before), nx)
+            m.enterEventMode()
+            flag = d.update()
+            m.enterContinuousTimeMode()
+            after, moved = np.zeros(nx), np.zeros(nx)
+            m.getContinuousStates(ptr(moved), nx)
+            d.derivatives(ptr(after), nx)
+            seen.append((bool(np.any(moved != x)), bool(np.any(after != before)), flag))
+    print(f"\nrelay from x1 = 3 under Euler h = {h}: events (moved, mode changed, flag) {seen}")
+    assert all(flag == (moved or changed) for moved, changed, flag in seen), seen
+    assert (False, True, True) in seen, "a switch without projection is reported"
+    assert any(moved for moved, _, _ in seen), "the capture onto the sliding surface"
+    d.close()
 
 
 @pytest.mark.parametrize("model", ["relay_feedback", "sign_spiral"])

@@ -278,7 +278,7 @@ pub unsafe fn life_cycle(api: &impl Exchange, spec: &Spec) -> Result<String, Str
     }
     let mut summary = format!(
         "{steps} explicit Euler steps of h = {} from t = {} to {}, {events} events \
-         ({updates} {} calls, {moved} moving the states); {nx} states and {nz} event \
+         ({updates} {} calls, {moved} changing the mode or the states); {nx} states and {nz} event \
          indicators as declared{counted}; the state and der(x) variables by {} == {} and {}{directional}",
         spec.step, spec.start, d.t, d.n.update, d.n.get_reals, d.n.get_states, d.n.derivatives
     );

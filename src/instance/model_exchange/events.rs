@@ -39,10 +39,15 @@ impl Instance {
         // What was read before stays valid when the event fails (mode and
         // state are kept); after any other outcome it follows on the next read.
         me.pairs_current &= outcome.is_err();
+        // Any change of mode is reported as changed values, not only a state
+        // projected onto the new mode's constraints: the ODE the importer
+        // integrates is another one from here, and an importer that restarts
+        // its integrator only on this flag (the Reference FMUs' fmusim with
+        // CVode) would otherwise go on with the old mode's history: the relay's
+        // x1(3) came out -0.409 instead of 0.0312 there.
         let values_changed = match outcome {
             Ok(EventOutcome::Kept) => false,
-            Ok(EventOutcome::Switched { projected }) => projected,
-            Ok(EventOutcome::Accumulated) => true,
+            Ok(EventOutcome::Switched { .. } | EventOutcome::Accumulated) => true,
             Err(why) => {
                 return Err(FmiError::error(format!(
                     "the event at t = {} cannot be resolved: {why}; mode and state are kept",

@@ -137,7 +137,8 @@ fn from_dir(dir: &Path) -> Vec<(&'static str, Found)> {
         let path = dir.join(platform).join(file);
         println!("cargo:rerun-if-changed={}", path.display());
         if path.is_file() {
-            let origin = format!("embedded from LCSFMU_RUNTIME_DIR ({})", path.display());
+            // Not the path: it would show the build machine's in a wheel's --version.
+            let origin = "embedded from LCSFMU_RUNTIME_DIR when this lcsfmu was built".to_string();
             found.push((platform, Ok((path, origin))));
         } else if platform == "linux64" {
             panic!(
@@ -160,23 +161,21 @@ fn compile_runtimes(sources: &[(String, PathBuf)], out: &Path) -> Vec<(&'static 
     // PROFILE is "release" for every profile that inherits from release
     // (cargo install, maturin, cargo build --release).
     if std::env::var("PROFILE").as_deref() != Ok("release") {
-        let why = "a debug build of lcsfmu compiles no runtime (release builds do: cargo install, \
-                   pip install, cargo build --release; or set LCSFMU_RUNTIME_DIR)";
-        return RUNTIME_FILES
-            .iter()
-            .map(|(p, _)| (*p, Err(why.to_string())))
-            .collect();
+        return none(
+            "a debug build of lcsfmu compiles no runtime (release builds do: cargo install, \
+             pip install, cargo build --release; or set LCSFMU_RUNTIME_DIR)",
+        );
     }
     // A lint run never uses the bytes, and would pay for a nested build of
     // its own (its build script runs apart from `cargo build`'s).
     let wrapper = std::env::var_os("RUSTC_WORKSPACE_WRAPPER").unwrap_or_default();
     if wrapper.to_string_lossy().contains("clippy") {
-        let why = "a clippy run compiles no runtime";
-        return RUNTIME_FILES.iter().map(|(p, _)| (*p, Err(why.to_string()))).collect();
+        return none("a clippy run compiles no runtime");
     }
     let src = out.join("runtime-src");
     write_sources(sources, &src);
-    // LCSFMU_RUNTIME_TARGET_DIR shares the compiled dependencies between builds
+    // LCSFMU_RUNTIME_TARGET_DIR (an absolute path: this runs in the package's
+    // directory, not the caller's) shares the compiled dependencies between builds
     // (the install test's routes; `<dir>/linux64` is the target directory of
     // scripts/build-runtime.sh with target/runtime-build). Not `<dir>/win64`
     // with scripts/build-runtime-win64.sh's: cargo fingerprints std's sources
@@ -218,6 +217,14 @@ fn compile_runtimes(sources: &[(String, PathBuf)], out: &Path) -> Vec<(&'static 
     let win64 = compile_win64(&src, &target_dir.join("win64"), &dest.join("win64"));
     drop(lock);
     vec![("linux64", linux64), ("win64", win64)]
+}
+
+/// No runtime for any platform, for the reason `why`.
+fn none(why: &str) -> Vec<(&'static str, Found)> {
+    RUNTIME_FILES
+        .iter()
+        .map(|(platform, _)| (*platform, Err(why.to_string())))
+        .collect()
 }
 
 /// The workspace of the core and the template (`export.rs` writes the same one

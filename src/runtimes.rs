@@ -135,6 +135,22 @@ mod tests {
     }
 
     #[test]
+    fn the_version_says_what_each_platform_got() {
+        let mut lines = LONG_VERSION.lines();
+        assert_eq!(lines.next(), Some(env!("CARGO_PKG_VERSION")));
+        for (platform, _, _) in PLATFORMS {
+            let line = lines.next().unwrap();
+            assert_eq!(
+                line,
+                format!("prebuilt runtime {platform}: {}", origin(platform))
+            );
+            // An embedded runtime has an origin; a missing one says why.
+            let embedded = embedded::RUNTIMES.iter().any(|(p, _)| *p == platform);
+            assert_eq!(origin(platform).starts_with("none: "), !embedded, "{line}");
+        }
+    }
+
+    #[test]
     fn every_platform_has_its_suffix() {
         assert_eq!(suffix("linux64"), "so");
         assert_eq!(suffix("win64"), "dll");

@@ -107,8 +107,10 @@ command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
         echo "fuzz $target: $(grep -E '^Done' "$log"), $(grep -oE 'cov: [0-9]+' "$log" | tail -n 1)"
     done
 )
-# Installed with the source tree gone, offline (scripts/install-test.sh), and from
-# the pip wheel into a venv without a Rust toolchain (scripts/wheel-test.sh).
+# Installed from source (cargo install --path, the packaged crate, pip install .),
+# each compiling its own runtimes, then used with the source tree gone, offline,
+# and without cargo (scripts/install-test.sh); and from the pip wheel into a venv
+# without a Rust toolchain (scripts/wheel-test.sh).
 bash scripts/install-test.sh
 bash scripts/wheel-test.sh
 LCSFMU_BIN="$PWD/target/release/lcsfmu" LCSFMU_FMI_COSIM="$PWD/target/release/examples/fmi_cosim" \

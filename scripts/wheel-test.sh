@@ -11,7 +11,8 @@
 #     step 1 checks the .so itself.)
 #  3. A fresh venv gets the wheel with `pip install --no-index`. With an empty
 #     HOME, a PATH of the venv and /usr/bin:/bin only (asserted to have neither
-#     cargo nor rustc) and no $CARGO (env -i), the installed lcsfmu builds two
+#     cargo nor rustc) and no $CARGO (env -i), the installed lcsfmu must say
+#     (--version) that it carries both runtimes, and builds two
 #     bundled models (the default runtime must then be the prebuilt one), checks
 #     them (its binary run in a child process) and simulates them; FMPy (the
 #     project's .venv) runs the FMUs, and its results must equal `lcsfmu
@@ -69,6 +70,12 @@ env -i HOME="$tmp/home" PATH="$tmp/venv/bin:/usr/bin:/bin" \
     cd "$0"
     if command -v cargo || command -v rustc; then echo "a Rust toolchain is on PATH" >&2; exit 1; fi
     [ "$(command -v lcsfmu)" = "$1/bin/lcsfmu" ]
+    # What the wheel carries: both runtimes of step 1.
+    version=$(lcsfmu --version)
+    for platform in linux64 win64; do
+        grep -q "^prebuilt runtime $platform: embedded from LCSFMU_RUNTIME_DIR" <<<"$version" ||
+            { echo "$version" >&2; exit 1; }
+    done
     for model in relay_feedback bouncing_ball; do
         start=$(date +%s.%N)
         lcsfmu build "$model.toml" -o "$model.fmu" >/dev/null

@@ -50,42 +50,10 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 }
 
-/// `fmu-template/Cargo.toml`, which `cargo package` leaves out of the crate (a
-/// directory with its own manifest); the sources it names are in `template/`.
-const TEMPLATE_MANIFEST: &str = r#"[package]
-name = "fmu-template"
-version = "0.1.0"
-edition = "2021"
-publish = false
-# The sources live in ../template: cargo leaves a directory with its own
-# Cargo.toml out of the root crate's package, and the installed lcsfmu must carry
-# them (build.rs embeds them; `lcsfmu build` writes this manifest out again).
-build = "../template/build.rs"
-
-[lib]
-name = "fmu_template"
-path = "../template/src/lib.rs"
-crate-type = ["cdylib"]
-
-[dependencies]
-lcsfmu = { path = "..", default-features = false }
-
-[features]
-# Test only: fmi2DoStep panics from t = 1 on (template/src/forced_panic.rs).
-# `lcsfmu build` turns it on when LCSFMU_TEMPLATE_FEATURES names it.
-forced-panic = []
-# The FMI 3.0 shell (template/src/fmi3/) instead of FMI 2.0's (template/src/fmi2/):
-# `lcsfmu build --fmi 3` turns it on.
-fmi3 = []
-# The Model Exchange functions (template/src/fmi2/exchange.rs): `lcsfmu build
-# --interface cs,me` turns it on; `--interface me` also turns on me-only, which
-# leaves out the co-simulation functions.
-model-exchange = []
-me-only = ["model-exchange"]
-# The prebuilt runtime: built once without a generated model, it reads the model
-# from the FMU's resources/model.json at instantiation (scripts/build-runtime.sh).
-prebuilt = ["lcsfmu/guid"]
-"#;
+// `TEMPLATE_MANIFEST`: `fmu-template/Cargo.toml`, in a file of its own because
+// `build.rs` needs it too (it compiles the prebuilt runtime from the same
+// embedded sources).
+include!("template_manifest.rs");
 
 impl BuildEnv {
     /// The source tree this binary was built from when it is still there (or
@@ -185,9 +153,20 @@ pub fn generated_source(model: &Model, guid: &str, origin: &str, json_file: &str
 
 /// The error for a cargo that cannot be started.
 fn no_toolchain(cargo: &std::ffi::OsStr, e: &std::io::Error) -> Error {
+    // Whether the prebuilt runtime is a way out: it makes FMI 2.0 Co-Simulation
+    // FMUs only, so a tool that carries one still needs cargo for the others.
+    let instead = match runtimes::prebuilt("linux64") {
+        Ok(Some(_)) => "the prebuilt runtime this lcsfmu carries (`--runtime prebuilt`) makes \
+                        FMI 2.0 Co-Simulation FMUs only"
+            .to_string(),
+        _ => format!(
+            "this lcsfmu has no prebuilt runtime to use instead ({})",
+            runtimes::origin("linux64")
+        ),
+    };
     Error::Build(format!(
         "lcsfmu build needs a Rust toolchain (cargo) to compile the FMU, and `{}` cannot be run ({e}); \
-         this lcsfmu has no prebuilt runtime to use instead (`--runtime prebuilt`): \
+         {instead}: \
          install cargo with rustup (https://rustup.rs: `curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh`) \
          and make sure cargo is on PATH (or point $CARGO at it)",
         cargo.to_string_lossy()

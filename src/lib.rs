@@ -1,36 +1,48 @@
-//! lcsfmu: linear complementarity systems as FMI 2.0 Co-Simulation FMUs.
+//! lcsfmu: complementarity dynamical systems as FMI 2.0 and 3.0 FMUs, for
+//! Co-Simulation and Model Exchange.
 //!
-//! A model is a first-order linear complementarity system (LCS)
+//! A first-order model is a complementarity system
 //!
 //! ```text
-//! x' = A x + B u + E w + f          states x, inputs w
-//! y  = C x + D u + F w + g          lo <= u <= hi  ⟂  y
+//! x' = A x + B u + E w + f + φ(x, u, w, t)        states x, inputs w
+//! y  = C x + D u + F w + g + ψ(x, u, w, t)        lo <= u <= hi  ⟂  y
 //! ```
 //!
 //! where `⟂` means, per component, `u = lo ⇒ y >= 0`, `u = hi ⇒ y <= 0`,
 //! `lo < u < hi ⇒ y = 0` (with `lo = 0, hi = ∞` the classical `0 <= u ⟂ y >= 0`).
-//! Time-stepping ([`scheme`]) discretizes the smooth part with the theta-method
-//! and keeps the complementarity implicit, so every step is one box-constrained
-//! linear complementarity problem ([`lcp`]) and events never need locating.
+//! Without the remainders `φ, ψ` it is a linear complementarity system
+//! ([`lcs`]); with them (smooth expressions in the variables and `time`) a
+//! nonlinear one ([`ncs`]). Time-stepping ([`scheme`]) discretizes the smooth
+//! part with the theta-method and keeps the complementarity implicit, so every
+//! step of a linear model is one box-constrained linear complementarity
+//! problem ([`lcp`]) and events never need locating; a nonlinear model's step
+//! is a Newton–Josephy iteration of such problems. An event-driven scheme
+//! integrates each mode and locates the switches instead.
 //!
-//! A model may instead be mechanical ([`mechanics`]): coordinates with a mass
-//! matrix and linear forces, and unilateral contacts with restitution and
-//! Coulomb friction, stepped by the semi-explicit or the Moreau–Jean scheme;
-//! each step is again one LCP, in the contact reactions.
+//! A model may instead be mechanical ([`mechanics`], [`mech_nonlinear`]):
+//! coordinates with a constant mass matrix, linear or nonlinear forces, and
+//! unilateral contacts with restitution and Coulomb friction, stepped by the
+//! semi-explicit scheme or Moreau–Jean (and its projected variants); each step
+//! is again an LCP in the contact reactions (a Newton loop of them when the
+//! forces, gaps or slips are nonlinear).
 //!
 //! Pipeline: a TOML file ([`model::raw`]) is validated into a [`model::Model`]
-//! ([`model::validate`]); the model produces the XML ([`model_description`]), the
-//! value-reference table ([`instance::variables`]) and the data compiled into the
-//! `fmu-template` cdylib ([`export`]), which is packed into an `.fmu` ([`pack`])
-//! with its documentation page ([`docs`]).
+//! ([`model::validate`]); the model produces the XML of the FMI version and
+//! interface types asked for ([`model_description`], [`model_description3`]),
+//! the value-reference table ([`instance::variables`]) and the data compiled
+//! into the `fmu-template` cdylib ([`export`]), or the FMU carries the prebuilt
+//! runtime, which reads the model from its resources ([`runtimes`]); [`pack`]
+//! zips it with its documentation page ([`docs`]).
 //! Inside the FMU and in `lcsfmu simulate` ([`simulate`]) the same
-//! [`instance::Instance`] runs the steps.
+//! version-neutral [`instance::Instance`] runs the steps (and, for Model
+//! Exchange, reports modes and events to the importer's integrator:
+//! [`instance::model_exchange`]).
 //!
-//! The C interface of the FMU lives in `fmu-template`. The crate's only unsafe
-//! code is [`conformance::loader`], which loads an FMU's binary in the child
-//! process of `lcsfmu check` (everywhere else `unsafe` is denied).
-//! Without the default `tool` feature only the simulation core is built (what
-//! the FMU links).
+//! The C interfaces of the FMU (FMI 2.0 and 3.0) live in `fmu-template`. The
+//! crate's only unsafe code is [`conformance::loader`], which loads an FMU's
+//! binary in the child process of `lcsfmu check` (everywhere else `unsafe` is
+//! denied). Without the default `tool` feature only the simulation core is
+//! built (what the FMU links).
 
 #![deny(unsafe_code)]
 

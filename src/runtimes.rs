@@ -3,10 +3,13 @@
 //! prebuilt`, by `scripts/build-runtime.sh`), which reads `resources/model.json`
 //! at instantiation.
 //!
-//! They are embedded in this executable when it was compiled with
-//! `LCSFMU_RUNTIME_DIR` naming them (`build.rs`), so an installed tool (pip,
-//! cargo install) has nothing to locate on disk. At run time the same variable,
-//! if set, overrides the embedded ones (tests, or a tool built without them).
+//! They are embedded in this executable (`build.rs`): the ones
+//! `LCSFMU_RUNTIME_DIR` named when it was compiled (the wheel, CI), or else, in
+//! a release build (`cargo install`, `pip install .`), the ones the build
+//! compiled itself (linux64 always, win64 when a cross toolchain was there).
+//! So an installed tool has nothing to locate on disk, and `lcsfmu --version`
+//! says what it carries. At run time the same variable, if set, overrides the
+//! embedded ones (tests, or a tool built without them).
 //! Which runtime a build uses, and whether cargo is there to compile one, is
 //! decided here too.
 
@@ -65,15 +68,27 @@ pub fn prebuilt(platform: &str) -> Result<Option<Cow<'static, [u8]>>, Error> {
         .map(|(_, bytes)| Cow::Borrowed(*bytes)))
 }
 
+/// `lcsfmu --version`: the version, and for each platform where its embedded
+/// runtime came from or why there is none.
+pub const LONG_VERSION: &str = embedded::LONG_VERSION;
+
+/// Where the embedded runtime of `platform` came from, or why there is none.
+pub fn origin(platform: &str) -> &'static str {
+    embedded::ORIGINS
+        .iter()
+        .find(|(p, _)| *p == platform)
+        .map_or("none", |(_, origin)| origin)
+}
+
 /// The error of `--runtime prebuilt` from a tool that has none.
 pub fn missing_runtime() -> Error {
-    Error::Build(
-        "this lcsfmu has no prebuilt runtime for linux64: it was compiled without \
-         LCSFMU_RUNTIME_DIR (build one with scripts/build-runtime.sh DIR and reinstall with \
-         LCSFMU_RUNTIME_DIR=DIR, or set LCSFMU_RUNTIME_DIR=DIR when running lcsfmu), or use \
-         --runtime compiled, which needs cargo"
-            .into(),
-    )
+    Error::Build(format!(
+        "this lcsfmu has no prebuilt runtime for linux64 ({}): reinstall it with a release \
+         build (cargo install, pip install), or build one with scripts/build-runtime.sh DIR and \
+         set LCSFMU_RUNTIME_DIR=DIR when running lcsfmu, or use --runtime compiled, which \
+         needs cargo",
+        origin("linux64")
+    ))
 }
 
 /// The cargo a compiled build would run (`$CARGO`, else `cargo` on `PATH`), if
@@ -117,6 +132,22 @@ mod tests {
         assert!(find_program(OsStr::new("/bin/sh")).is_some());
         assert!(find_program(OsStr::new("/nonexistent/cargo")).is_none());
         assert!(find_program(OsStr::new("lcsfmu-no-such-program")).is_none());
+    }
+
+    #[test]
+    fn the_version_says_what_each_platform_got() {
+        let mut lines = LONG_VERSION.lines();
+        assert_eq!(lines.next(), Some(env!("CARGO_PKG_VERSION")));
+        for (platform, _, _) in PLATFORMS {
+            let line = lines.next().unwrap();
+            assert_eq!(
+                line,
+                format!("prebuilt runtime {platform}: {}", origin(platform))
+            );
+            // An embedded runtime has an origin; a missing one says why.
+            let embedded = embedded::RUNTIMES.iter().any(|(p, _)| *p == platform);
+            assert_eq!(origin(platform).starts_with("none: "), !embedded, "{line}");
+        }
     }
 
     #[test]

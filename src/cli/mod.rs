@@ -22,6 +22,7 @@ use std::process::ExitCode;
 #[command(
     name = "lcsfmu",
     version,
+    long_version = crate::runtimes::LONG_VERSION,
     about = "Turn linear complementarity systems into FMI 2.0 or 3.0 Co-Simulation and Model Exchange FMUs"
 )]
 struct Cli {

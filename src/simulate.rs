@@ -138,38 +138,67 @@ impl Trajectory {
     }
 }
 
-/// Writes `v` exactly as `{:?}` does. Both write the shortest digits that
-/// read back to `v`, the closest to `v` when several are that short, and for
-/// `1e-4 <= |v| < 1e16` both write them in fixed notation with at least one
-/// decimal (`0.001`, `1.0`): there `zmij`'s text is taken, several times
-/// faster than `core::fmt`'s (which was most of `simulate` on long runs).
-/// The two part only where two closest candidates are equally close, a tie
-/// `{:?}` breaks upwards and `zmij` to even (`27629683642.8828125`), and where
-/// they lay out exponents (`zmij` keeps `0.00001` fixed, `{:?}` writes `1e-5`):
-/// `{:?}` writes those numbers, and zeros, subnormals and non-finite ones.
+/// Writes `v` exactly as `{:?}` does, which is most of `simulate` on long runs
+/// when `core::fmt` does it; `zmij` writes the same digits several times
+/// faster. Both write the shortest digits that read back to `v`, the closest
+/// to `v` when several are that short, in fixed notation with at least one
+/// decimal (`0.001`, `1.0`) for `1e-4 <= |v| < 1e16` and as `1.5e-7` below;
+/// `zmij` writes the exponent as `e-07`, rewritten here. They part where two
+/// closest candidates are equally close, a tie `{:?}` breaks upwards and
+/// `zmij` to even (`27629683642.8828125`, see [`may_tie`]), and where their
+/// layouts switch (`zmij` keeps `0.00001` fixed, `{:?}` writes `1e-5`):
+/// `{:?}` writes those numbers, and subnormals, `|v| >= 1e16` and non-finite
+/// ones; zeros are written here.
 #[inline]
 fn write_number(out: &mut impl Write, digits: &mut zmij::Buffer, v: f64) -> std::io::Result<()> {
     let a = v.abs();
-    if (1e-4..1e16).contains(&a) && !may_tie(a) {
-        out.write_all(digits.format_finite(v).as_bytes())
-    } else {
-        write!(out, "{v:?}")
+    if a == 0.0 {
+        // Common (a multiplier at rest), and `{:?}`'s slowest path for its size.
+        return out.write_all(if v.is_sign_negative() {
+            b"-0.0"
+        } else {
+            b"0.0"
+        });
+    }
+    let fixed = (1e-4..1e16).contains(&a);
+    if !(fixed || (f64::MIN_POSITIVE..1e-5).contains(&a)) || may_tie(a) {
+        return write!(out, "{v:?}");
+    }
+    let text = digits.format_finite(v).as_bytes();
+    match text.iter().position(|&c| c == b'e') {
+        None => out.write_all(text),
+        Some(e) => {
+            out.write_all(&text[..=e])?;
+            let (sign, exponent) = text[e + 1..].split_at(1);
+            if sign == b"-" {
+                out.write_all(b"-")?;
+            }
+            let first = exponent.iter().position(|&c| c != b'0').unwrap_or(0);
+            out.write_all(&exponent[first..])
+        }
     }
 }
 
-/// Whether the shortest digits of `a` (normal, `1e-4 <= a < 1e16`) may be a
-/// tie. A tie between two `L`-digit candidates puts `a` at their midpoint, so
-/// its exact decimal expansion has `L + 1 <= 18` significant digits. With `a =
-/// m 2^e`, `m` odd, an integer (`e >= 0`) below 1e16 has at most 16 digits and
-/// candidates a unit apart, so no tie; otherwise the expansion has `-e`
-/// decimals after the point, at most 4 of them leading zeros here, so `e <=
-/// -23` leaves at least 19 significant digits and no tie.
+/// Whether the shortest digits of the normal, positive `a` may be a tie. A
+/// tie between two `L`-digit candidates puts `a` at their midpoint, so its
+/// exact decimal expansion has `L + 1 <= 18` significant digits. With `a = m
+/// 2^e`, `m` odd: an integer (`e >= 0`) below 1e16 has at most 16 digits and
+/// candidates at least a unit apart, so no tie; otherwise the expansion ends
+/// `-e` places after the point and starts at the place of `10^floor(log10 a)`,
+/// so it has `-e + floor(log10 a) + 1` significant digits, at least `-e +
+/// floor(E log10 2) + 1` for `a >= 2^E`. Only a count of 20 or more from that
+/// bound (one to spare for its rounding) is taken as no tie.
 #[inline]
 fn may_tie(a: f64) -> bool {
     let bits = a.to_bits();
     let mantissa = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
-    let e = ((bits >> 52) & 0x7ff) as i32 - 1075 + mantissa.trailing_zeros() as i32;
-    (-22..0).contains(&e)
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let e = biased - 1075 + mantissa.trailing_zeros() as i32;
+    if e >= 0 {
+        return a >= 1e16;
+    }
+    let lowest_place = ((biased - 1023) as f64 * std::f64::consts::LOG10_2).floor() as i32;
+    -e + lowest_place + 1 < 20
 }
 
 /// Runs `model` and records every communication point.
@@ -325,8 +354,9 @@ mod tests {
     use super::*;
 
     /// [`write_number`] against `{:?}`: boundaries of the fixed range, powers
-    /// of ten and their neighbours, integers, and a million pseudo-random bit
-    /// patterns spread over every exponent.
+    /// of ten and their neighbours, integers, ties, and a million pseudo-random
+    /// bit patterns, as they are and with 0 to 52 trailing zero bits (short
+    /// expansions, where ties are) at any exponent and in the fixed range.
     #[test]
     fn numbers_are_written_as_debug_writes_them() {
         let mut digits = zmij::Buffer::new();
@@ -366,6 +396,8 @@ mod tests {
             let zeros = (r >> 52) % 53;
             let fraction = (r & ((1 << 52) - 1)) >> zeros << zeros;
             values.push(f64::from_bits(exponent | fraction));
+            // And at any exponent, with the same trailing zeros.
+            values.push(f64::from_bits((r & (0x7ff << 52)) | fraction));
         }
         for v in values {
             check(v);

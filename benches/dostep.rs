@@ -31,12 +31,21 @@
 //! from `scripts/build-runtime.sh`), and both binaries are stepped in the same
 //! rounds; the build times of that route are printed too.
 //!
+//! The smallest step, `sign_spiral` (two states, two pairs), is the LCP's
+//! cost at its least: its time over `decay`'s is the ratio issue 28 holds
+//! under 2.4, printed last with the instructions per step of both, counted by
+//! callgrind when valgrind is installed (`dostep/count.rs`): deterministic
+//! where the timings are not, so a regression shows the day it lands.
+//!
 //! Run: `cargo bench --bench dostep`. Figures depend on the machine; they are
-//! printed, never asserted. The five rounds visit every FMU in turn, so a
-//! burst of load on a shared machine hits all of them alike, and the ratios
-//! compare minima taken over the same stretch of time.
+//! printed, never asserted. Times are CPU time of the stepping thread (see
+//! `dostep/fmu.rs`). The five rounds visit every FMU in turn, so a burst of
+//! load on a shared machine hits all of them alike, and the ratios compare
+//! minima taken over the same stretch of time.
 
-// Beside this file rather than in `benches/`, where cargo would take it for a bench.
+// Beside this file rather than in `benches/`, where cargo would take them for benches.
+#[path = "dostep/count.rs"]
+mod count;
 #[path = "dostep/fmu.rs"]
 mod fmu;
 
@@ -227,6 +236,7 @@ fn main() {
             println!("  {three:<30} / fmi2DoStep {:>5.2}", a / b);
         }
     }
+    smallest_step(&root, &dir, &fmus, &best);
     for lcp in ["sign_spiral", "coulomb_friction"] {
         let (Some(a), Some(decay)) = (ns(lcp), ns("decay")) else {
             continue;
@@ -236,5 +246,37 @@ fn main() {
             Some(ball) => println!("   / BouncingBall {:>5.2}", a / ball),
             None => println!("   (set LCSFMU_PEER_BOUNCINGBALL for the peer ratio)"),
         }
+    }
+}
+
+/// The smallest LCP step against the LCP-free one: time ratio of this run,
+/// and instructions per step counted by callgrind (h = 1e-3, 1e4 steps, as
+/// `scripts/count-instructions.sh` counts them).
+fn smallest_step(root: &Path, dir: &Path, fmus: &[(String, f64, fmu::Fmu)], best: &[f64]) {
+    let find = |name: &str| fmus.iter().position(|(n, _, _)| n == name);
+    let (Some(lcp), Some(free)) = (find("sign_spiral"), find("decay")) else {
+        return;
+    };
+    println!("\nthe smallest step, sign_spiral / decay (issue 28 holds it within 2.4x):");
+    println!(
+        "  time          {:>7.1} ns / {:>5.1} ns = {:.2}",
+        best[lcp],
+        best[free],
+        best[lcp] / best[free]
+    );
+    let counts = count::driver(root, dir).and_then(|driver| {
+        let mut n = [0u64; 2];
+        for (k, i) in [lcp, free].into_iter().enumerate() {
+            let fmu = &fmus[i].2;
+            n[k] = count::per_step(&driver, &fmu.so, fmu.guid.to_str().unwrap(), 1e-3, 10_000)?;
+        }
+        Ok(n)
+    });
+    match counts {
+        Ok([a, b]) => println!(
+            "  instructions  {a:>7} / {b:>7} = {:.2}   (per fmi2DoStep, callgrind, 1e4 steps of 1e-3 s)",
+            a as f64 / b as f64
+        ),
+        Err(why) => println!("  instructions  not counted: {why}"),
     }
 }

@@ -58,14 +58,17 @@
 use super::scales::{dense_rates, dense_resolution, magnitudes};
 use super::{Bound, Problem};
 
-/// The residual of one component in the units of its `w` (`u` in the box).
+/// The residual of one component in the units of its `w` (`u` in the box):
+/// `min(w, d (u - lo))` when `w >= 0`, else `min(-w, d (hi - u))`.
+///
+/// Written as one `min` of `|w|` and a selected distance, which is the same
+/// number (up to the sign of a zero `w`): the two arms of a branch on the sign
+/// of `w` cost a misprediction whenever `w` hovers around zero, as it does at
+/// a sliding mode's equilibrium, every step; a select costs none.
 #[inline(always)]
 fn rho(lo: f64, hi: f64, d: f64, u: f64, w: f64) -> f64 {
-    if w >= 0.0 {
-        w.min(d * (u - lo))
-    } else {
-        (-w).min(d * (hi - u))
-    }
+    let gap = if w >= 0.0 { u - lo } else { hi - u };
+    w.abs().min(d * gap)
 }
 
 /// The verdict gathered over the components of one candidate.
@@ -185,6 +188,9 @@ pub(super) struct Gauge {
     sigma: Vec<f64>,
     /// The distances the last candidate was clamped by, for the second form.
     out: Vec<f64>,
+    /// A rejected candidate of [`Gauge::verify_sized`], judged again here.
+    cand_u: Vec<f64>,
+    cand_w: Vec<f64>,
 }
 
 impl Gauge {
@@ -196,6 +202,8 @@ impl Gauge {
             mag: vec![0.0; n],
             sigma: vec![0.0; n],
             out: vec![0.0; n],
+            cand_u: vec![0.0; n],
+            cand_w: vec![0.0; n],
         }
     }
 
@@ -229,9 +237,18 @@ impl Gauge {
     /// may know at compile time, with `q` given apart (the values of `p.q`,
     /// perhaps the caller's local copy). `w_i` and its magnitude are summed row
     /// by row in column order, `q_i + M_i0 u_0 + M_i1 u_1 + ...`, the order of
-    /// [`crate::linalg::gemv_from`], so `w` is the same to the bit. The first
-    /// form of the test needs no stored magnitude; the second, rarely reached,
-    /// is not inlined.
+    /// [`crate::linalg::gemv_from`], so `w` is the same to the bit.
+    ///
+    /// This is most of a warm-started step, so it is written for the step:
+    /// the verdict and the residual of the first form come out of the same
+    /// numbers as [`Tally::add`]'s, taken with plain comparisons instead of
+    /// `min`/`max` (five instructions each, for NaN operands) and without a
+    /// branch per component. They are the tally's numbers whenever every `u_i`
+    /// and `w_i` is finite (a NaN distance to an infinite bound, `0 * inf`,
+    /// loses each comparison as `min` ignores it); otherwise, or when the
+    /// verdict is no, [`Gauge::rejudge`] (not inlined) judges the candidate
+    /// again with the tally and the second form, so every number a caller sees
+    /// is the one the tally alone would give.
     #[inline(always)]
     pub(super) fn verify_sized(
         &mut self,
@@ -256,7 +273,11 @@ impl Gauge {
             let o = (u[i] - c).abs();
             (u[i], w[i], out[i]) = (c, o, o);
         }
-        let mut t = Tally::new(tol);
+        let mut ok = tol >= 0.0;
+        // `0 x` is 0 for finite `x` and NaN otherwise: the sum is 0 exactly
+        // when every `u_i` and `w_i` is finite.
+        let mut finite = 0.0;
+        let mut worst = 0.0f64;
         for i in 0..n {
             let (mut wi, mut si) = (q[i], q[i].abs());
             for j in 0..n {
@@ -266,14 +287,61 @@ impl Gauge {
             }
             let out_i = w[i];
             w[i] = wi;
+            finite += 0.0 * wi + 0.0 * u[i];
             let d = rate[i] + si * per_width[i];
-            t.add(lo[i], hi[i], d, u[i], wi, si, out_i);
+            let (to_lo, to_hi) = (d * (u[i] - lo[i]), d * (hi[i] - u[i]));
+            // rho_i: `min(w, d (u - lo))` for `w >= 0`, `min(-w, d (hi - u))`
+            // otherwise, as the larger of the two (the other arm is <= 0).
+            let up = if to_lo < wi { to_lo } else { wi };
+            let down = if to_hi < -wi { to_hi } else { -wi };
+            let rho = if up > down { up } else { down };
+            let clamped = d * out_i;
+            let r = if clamped > rho { clamped } else { rho };
+            ok &= r <= tol * si;
+            let s = if si > f64::MIN_POSITIVE {
+                si
+            } else {
+                f64::MIN_POSITIVE
+            };
+            let ratio = r / s;
+            worst = if ratio > worst { ratio } else { worst };
+        }
+        if ok & (finite == 0.0) {
+            return (true, worst);
+        }
+        // Through the gauge's own buffers: handing the caller's `u` and `w` to
+        // a function that is not inlined would keep a caller's local vectors
+        // in memory on every step, and the step's next state would wait on
+        // reloading them (that cost sign_spiral about a third of its step).
+        self.cand_u[..n].copy_from_slice(u);
+        self.cand_w[..n].copy_from_slice(w);
+        self.rejudge(p, n, tol)
+    }
+
+    /// The whole test on a candidate the inline verdict rejected (the clamped
+    /// `u` and its `w` in `cand_u`, `cand_w`, the distances in `out`): the
+    /// first form's tally, then the second form.
+    #[inline(never)]
+    fn rejudge(&mut self, p: &Problem, n: usize, tol: f64) -> (bool, f64) {
+        let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
+        let (u, w) = (
+            std::mem::take(&mut self.cand_u),
+            std::mem::take(&mut self.cand_w),
+        );
+        magnitudes(p, &u[..n], &mut self.mag);
+        let mut t = Tally::new(tol);
+        for i in 0..n {
+            let d = self.rate[i] + self.mag[i] * self.per_width[i];
+            t.add(lo[i], hi[i], d, u[i], w[i], self.mag[i], self.out[i]);
         }
         let (ok, r) = t.finish();
-        if ok || r.is_nan() {
-            return (ok, r);
-        }
-        self.resolved(p, u, w, tol)
+        let verdict = if ok || r.is_nan() {
+            (ok, r)
+        } else {
+            self.resolved(p, &u[..n], &w[..n], tol)
+        };
+        (self.cand_u, self.cand_w) = (u, w);
+        verdict
     }
 
     /// The second form of the test, on the clamped `u` and its `w`.

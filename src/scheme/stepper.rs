@@ -173,6 +173,47 @@ impl Stepper {
         }
     }
 
+    /// [`Stepper::step`], then on success [`Stepper::take_result`] into `x` and
+    /// `u`, with one dispatch for both (a failed step changes neither).
+    #[inline(always)]
+    pub fn step_and_take(
+        &mut self,
+        lcs: &Lcs,
+        x: &mut Vec<f64>,
+        u: &mut Vec<f64>,
+        w: &[f64],
+        t: f64,
+        h: f64,
+    ) -> Result<(), StepError> {
+        match self {
+            Stepper::Theta(s) => {
+                s.step(lcs, x, u, w, h)?;
+                s.take_result(x, u);
+            }
+            Stepper::Mechanical(s) => {
+                s.step(lcs, x, w, h)?;
+                s.take_result(x, u);
+            }
+            Stepper::Event(s) => {
+                s.step(lcs, x, u, w, t, h)?;
+                s.take_result(x, u);
+            }
+            Stepper::EventNonlinear(s) => {
+                s.step(lcs, x, u, w, t, h)?;
+                s.take_result(x, u);
+            }
+            Stepper::Newton(s) => {
+                s.step(lcs, x, u, w, t, h)?;
+                s.take_result(x, u);
+            }
+            Stepper::MechNewton(s) => {
+                s.step(lcs, x, w, t, h)?;
+                s.take_result(x, u);
+            }
+        }
+        Ok(())
+    }
+
     /// What the Newton iterations took since initialization (nonlinear models
     /// only; for the event-driven scheme, those of its time-stepping fallback).
     pub fn newton_stats(&self) -> Option<&NewtonStats> {

@@ -110,8 +110,21 @@ impl Component {
 
     /// Logs the event-driven scheme's account of the last step (logEvents),
     /// and warns when events accumulated; formatted only when it is logged.
+    // Inlined as one test into every DoStep: only the event-driven scheme
+    // reports its steps, and a call that found nothing to say cost the other
+    // schemes 23 instructions per step (callgrind, sign_spiral).
     #[cfg_attr(all(feature = "me-only", not(feature = "fmi3")), allow(dead_code))]
+    #[inline(always)]
     pub fn log_step_report(&self, what: &str, t: f64) {
+        if self.instance.reports_steps() {
+            self.log_event_step(what, t);
+        }
+    }
+
+    /// [`Component::log_step_report`] for the event-driven scheme.
+    #[cfg_attr(all(feature = "me-only", not(feature = "fmi3")), allow(dead_code))]
+    #[inline(never)]
+    fn log_event_step(&self, what: &str, t: f64) {
         if let Some(report) = self.instance.step_report() {
             let warn = report.accumulation.is_some() || report.singular_mode;
             if warn || self.logging_on() {

@@ -187,7 +187,7 @@ impl Stepper {
     ) -> Result<(), StepError> {
         match self {
             Stepper::Theta(s) => {
-                s.step(lcs, x, u, w, h)?;
+                s.step(lcs, x, u, w, t, h)?;
                 s.take_result(x, u);
             }
             Stepper::Mechanical(s) => {

@@ -25,7 +25,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-include!("src/template_manifest.rs");
+include!("src/fmi/template_manifest.rs");
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -235,6 +235,19 @@ fn write_sources(sources: &[(String, PathBuf)], dir: &Path) {
         "fmu-template/Cargo.toml",
         TEMPLATE_MANIFEST.as_bytes().to_vec(),
     );
+    // A source file the tree no longer has (a module moved or renamed since the
+    // last build in this OUT_DIR) must go: left behind, it can clash with its
+    // new place (`linalg.rs` beside `linalg/mod.rs`).
+    let wanted: std::collections::HashSet<PathBuf> =
+        sources.iter().map(|(rel, _)| dir.join(rel)).collect();
+    let mut present = Vec::new();
+    collect(dir, &mut present);
+    for stale in present
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs") && !wanted.contains(*p))
+    {
+        let _ = std::fs::remove_file(stale);
+    }
     let files = sources
         .iter()
         .map(|(rel, path)| (rel.as_str(), std::fs::read(path).unwrap()))

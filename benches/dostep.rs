@@ -50,10 +50,10 @@ mod count;
 mod fmu;
 
 use fmu::Fmu;
-use lcsfmu::export::{self, BuildEnv};
-use lcsfmu::fmi_version::FmiVersion;
+use lcsfmu::fmi::export::{self, BuildEnv};
+use lcsfmu::fmi::runtimes::{self, Runtime};
+use lcsfmu::fmi::version::FmiVersion;
 use lcsfmu::model::{validate, Model};
-use lcsfmu::runtimes::{self, Runtime};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

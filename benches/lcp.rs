@@ -16,9 +16,9 @@
 //! `cargo bench --bench lcp`.
 
 use lcsfmu::lcp::{Band, BandProblem, BandSolver, Method, Problem, Settings, Solver, Status};
-use lcsfmu::lcs::Lcs;
 use lcsfmu::model::validate;
 use lcsfmu::scheme::Stepper;
+use lcsfmu::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 use std::hint::black_box;
 use std::time::Instant;

@@ -58,7 +58,7 @@ crate=$(echo "$tmp"/package/package/lcsfmu-*.crate)
 # template/, the manifest and the lock file).
 list=$(tar -tzf "$crate" | sed 's|^[^/]*/||')
 for f in build.rs template/build.rs template/src/lib.rs Cargo.lock Cargo.toml src/lib.rs \
-        src/template_manifest.rs; do
+        src/fmi/template_manifest.rs; do
     grep -qx "$f" <<<"$list" || { echo "cargo package leaves out $f" >&2; exit 1; }
 done
 mkdir "$tmp/crate"

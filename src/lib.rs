@@ -10,81 +10,54 @@
 //!
 //! where `⟂` means, per component, `u = lo ⇒ y >= 0`, `u = hi ⇒ y <= 0`,
 //! `lo < u < hi ⇒ y = 0` (with `lo = 0, hi = ∞` the classical `0 <= u ⟂ y >= 0`).
-//! Without the remainders `φ, ψ` it is a linear complementarity system
-//! ([`lcs`]); with them (smooth expressions in the variables and `time`) a
-//! nonlinear one ([`ncs`]). Time-stepping ([`scheme`]) discretizes the smooth
-//! part with the theta-method and keeps the complementarity implicit, so every
-//! step of a linear model is one box-constrained linear complementarity
-//! problem ([`lcp`]) and events never need locating; a nonlinear model's step
-//! is a Newton–Josephy iteration of such problems. An event-driven scheme
-//! integrates each mode and locates the switches instead.
+//! A mechanical model has coordinates with a constant mass matrix, linear or
+//! nonlinear forces, and unilateral contacts with restitution and Coulomb
+//! friction.
 //!
-//! A model may instead be mechanical ([`mechanics`], [`mech_nonlinear`]):
-//! coordinates with a constant mass matrix, linear or nonlinear forces, and
-//! unilateral contacts with restitution and Coulomb friction, stepped by the
-//! semi-explicit scheme or Moreau–Jean (and its projected variants); each step
-//! is again an LCP in the contact reactions (a Newton loop of them when the
-//! forces, gaps or slips are nonlinear).
+//! The modules follow the pipeline:
 //!
-//! Pipeline: a TOML file ([`model::raw`]) is validated into a [`model::Model`]
-//! ([`model::validate`]); the model produces the XML of the FMI version and
-//! interface types asked for ([`model_description`], [`model_description3`]),
-//! the value-reference table ([`instance::variables`]) and the data compiled
-//! into the `fmu-template` cdylib ([`export`]), or the FMU carries the prebuilt
-//! runtime, which reads the model from its resources ([`runtimes`]); [`pack`]
-//! zips it with its documentation page ([`docs`]).
-//! Inside the FMU and in `lcsfmu simulate` ([`simulate`]) the same
-//! version-neutral [`instance::Instance`] runs the steps (and, for Model
-//! Exchange, reports modes and events to the importer's integrator:
-//! [`instance::model_exchange`]).
+//! 1. [`model`]: the front end. A TOML file (matrices, signals and
+//!    Simulink-style blocks, expressions, mechanical parts) is read and
+//!    validated into one [`model::Model`].
+//! 2. [`system`]: the numeric system for one set of parameters, first-order
+//!    ([`system::lcs`], with the nonlinear remainders `φ, ψ` of [`system::ncs`])
+//!    or mechanical ([`system::mechanics`], [`system::mech_nonlinear`]).
+//! 3. [`lcp`] and [`linalg`]: the complementarity solvers and dense kernels the
+//!    schemes call, every answer verified by its residual.
+//! 4. [`scheme`]: the steppers. The theta-method keeps the complementarity
+//!    implicit, so a step of a linear model (or of one whose nonlinear parts
+//!    read only time, inputs and parameters) is one box-constrained LCP and a
+//!    step of a nonlinear one a Newton–Josephy iteration of them; Moreau–Jean
+//!    and its projected variants and the semi-explicit scheme step mechanical
+//!    models; an event-driven scheme integrates each mode and locates switches.
+//! 5. [`instance`]: the version-neutral simulation the FMU and `lcsfmu
+//!    simulate` both run, bit for bit (with the Model Exchange side in
+//!    [`instance::model_exchange`]).
+//! 6. `fmi` (tool only): the model descriptions of FMI 2.0 and 3.0, CS and ME,
+//!    the compiled or prebuilt binary, the archive, and reading hostile ones.
+//! 7. `tool` (tool only): the command line (`build`, `check`, `simulate`,
+//!    `compare`), plots and documentation pages.
 //!
-//! The C interfaces of the FMU (FMI 2.0 and 3.0) live in `fmu-template`. The
-//! crate's only unsafe code is [`conformance::loader`], which loads an FMU's
-//! binary in the child process of `lcsfmu check` (everywhere else `unsafe` is
-//! denied). Without the default `tool` feature only the simulation core is
-//! built (what the FMU links).
+//! The C interfaces of the FMU (FMI 2.0 and 3.0) live in `template/`, a thin
+//! shell over [`instance::Instance`]. The crate's only unsafe code is
+//! `tool::conformance::loader`, which loads an FMU's binary in the child
+//! process of `lcsfmu check` (everywhere else `unsafe` is denied). Without the
+//! default `tool` feature only steps 1–5 are built (what the FMU links).
 
 #![deny(unsafe_code)]
 
+// The pipeline, in order: front ends, systems, solvers and schemes, the
+// instance; then (tool only) the FMI side and the command-line tool.
 pub mod instance;
 pub mod lcp;
-pub mod lcs;
 pub mod linalg;
-pub mod mech_nonlinear;
-pub mod mechanics;
 pub mod model;
-pub mod ncs;
 pub mod scheme;
+pub mod system;
 
-#[cfg(feature = "tool")]
-pub mod archive;
-#[cfg(feature = "tool")]
-pub mod cli;
-#[cfg(feature = "tool")]
-pub mod compare;
-#[cfg(feature = "tool")]
-pub mod conformance;
-#[cfg(feature = "tool")]
-pub mod docs;
 #[cfg(feature = "tool")]
 pub mod error;
 #[cfg(feature = "tool")]
-pub mod export;
+pub mod fmi;
 #[cfg(feature = "tool")]
-pub mod fmi_version;
-#[cfg(feature = "tool")]
-pub mod model_description;
-#[cfg(feature = "tool")]
-pub mod model_description3;
-#[cfg(feature = "tool")]
-pub mod model_description3_me;
-#[cfg(feature = "tool")]
-pub mod model_description_me;
-#[cfg(feature = "tool")]
-pub mod pack;
-#[cfg(feature = "tool")]
-pub mod plot;
-#[cfg(feature = "tool")]
-pub mod runtimes;
-#[cfg(feature = "tool")]
-pub mod simulate;
+pub mod tool;

@@ -1,5 +1,5 @@
 //! The `lcsfmu` command; everything but argument dispatch lives in the library.
 
 fn main() -> std::process::ExitCode {
-    lcsfmu::cli::main()
+    lcsfmu::tool::cli::main()
 }

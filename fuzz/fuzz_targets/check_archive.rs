@@ -15,6 +15,6 @@ fuzz_target!(|data: &[u8]| {
         std::env::temp_dir().join(format!("lcsfmu-fuzz-{}.fmu", std::process::id()))
     });
     std::fs::write(path, data).expect("the temporary directory is writable");
-    let report = lcsfmu::conformance::check(path, None);
+    let report = lcsfmu::tool::conformance::check(path, None);
     let _ = (report.failed(), report.lines(), report.summary());
 });

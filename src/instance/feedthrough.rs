@@ -15,8 +15,8 @@
 //! [`Model::pair_feedthrough`]: crate::model::Model::pair_feedthrough
 
 use crate::lcp::{self, Bound, Problem, Solver};
-use crate::lcs::Lcs;
 use crate::model::Model;
+use crate::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 
 /// Workspace of the input-driven re-solve of an instance.

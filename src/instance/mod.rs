@@ -33,9 +33,9 @@ mod values;
 pub mod variables;
 
 use crate::lcp::Bound;
-use crate::lcs::Lcs;
 use crate::model::Model;
 use crate::scheme::{StepReport, Stepper};
+use crate::system::lcs::Lcs;
 pub use events::EventOptions;
 use feedthrough::Feedthrough;
 use model_exchange::ModelExchange;

@@ -22,7 +22,7 @@ use super::mech_nonlinear::MechNonlinear;
 use super::raw::{RawContact, RawCoordinate, RawMechanics, RawModel};
 use super::validate::{MatrixContext, Names, Res, Validator};
 use super::{Contact, ExprMatrix, Mechanics, Pair, Variable};
-use crate::mechanics::{check_mass, DENSE_LIMIT};
+use crate::system::mechanics::{check_mass, DENSE_LIMIT};
 use std::collections::HashMap;
 
 /// Names of the pairs a frictional contact adds after its normal pair.

@@ -11,7 +11,7 @@
 
 use crate::lcp::{self, Band, BandProblem, BandSolver, Bound, Info, Problem, Solver};
 use crate::linalg::Lu;
-use crate::mechanics::MechSystem;
+use crate::system::mechanics::MechSystem;
 use nalgebra::{DMatrix, DVector};
 
 /// Contact problems at least this large use the band solver when their band is

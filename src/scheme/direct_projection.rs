@@ -40,8 +40,8 @@
 use super::contact::{Contacts, Inverse};
 use super::projection::normal_rows;
 use crate::lcp::{self, Bound};
-use crate::mechanics::{MechSystem, Sparse};
 use crate::model::DirectProjection;
+use crate::system::mechanics::{MechSystem, Sparse};
 
 /// Workspace of the direct projection: the gap rows with the identity as the
 /// metric, their LCP and buffers.

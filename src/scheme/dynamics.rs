@@ -21,7 +21,7 @@ use super::mode::{Guard, ModeSystem, SingularMode};
 use super::mode_nl::NonlinearMode;
 use super::{NewtonStepper, StepError, ThetaStepper};
 use crate::lcp::{self, Bound, Problem};
-use crate::lcs::Lcs;
+use crate::system::lcs::Lcs;
 use nalgebra::DMatrix;
 
 /// One mode of the event-driven scheme (see the module's text). `t` is the

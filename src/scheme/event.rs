@@ -48,8 +48,8 @@ use super::mode_nl::NonlinearMode;
 use super::rk::Stages;
 use super::{NewtonStats, NewtonStepper, StepError, ThetaStepper};
 use crate::lcp::{self, Bound, Problem, Solver};
-use crate::lcs::Lcs;
 use crate::model::{EventSettings, ThetaGamma};
+use crate::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 
 /// Step of the selection LCP: far below any step the integrator takes, far

@@ -59,7 +59,7 @@ pub use kind::ExchangeMode;
 use super::mode::ModeSystem;
 use super::StepError;
 use crate::lcp::{self, Bound, Problem, Solver};
-use crate::lcs::Lcs;
+use crate::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 
 /// The events whose pairs an accumulation frees.

@@ -63,9 +63,9 @@ use super::memo::PointMemo;
 use super::newton::{NewtonStats, MAX_ITERATIONS, TOL};
 use super::{StepError, StepSize};
 use crate::lcp::{self, Bound};
-use crate::lcs::Lcs;
-use crate::mechanics::MechSystem;
 use crate::model::{Impact, Method, Scheme};
+use crate::system::lcs::Lcs;
+use crate::system::mechanics::MechSystem;
 use nalgebra::DMatrix;
 use projection::NonlinearProjection;
 

@@ -37,9 +37,9 @@ use super::direct_projection::{decode_index_set, encode_index_set, DirectProject
 use super::projection::Projection;
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Bound};
-use crate::lcs::Lcs;
-use crate::mechanics::MechSystem;
 use crate::model::{Impact, Method, Scheme};
+use crate::system::lcs::Lcs;
+use crate::system::mechanics::MechSystem;
 use nalgebra::DMatrix;
 
 /// Per-instance workspace of a mechanical scheme.

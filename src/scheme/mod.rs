@@ -13,7 +13,7 @@
 //! `step_size.rs`; each scheme has its own file (or folder), and `tidy` is
 //! here, shared by all.
 //!
-//! [`MechSystem`]: crate::mechanics::MechSystem
+//! [`MechSystem`]: crate::system::mechanics::MechSystem
 
 mod contact;
 pub mod dims;

@@ -24,8 +24,8 @@
 mod consistency;
 
 use crate::lcp::{Bound, Problem};
-use crate::lcs::Lcs;
 use crate::linalg::{gemv_acc, Lu};
+use crate::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 
 /// A mode whose sliding pairs are further than this from `y = 0` at a state

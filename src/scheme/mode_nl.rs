@@ -1,7 +1,7 @@
 //! One mode of a nonlinear first-order model: the nonlinear ODE it follows
 //! and the guards that end it, for the event-driven scheme.
 //!
-//! The model is `x' = f(x, u, w, t)`, `y = c(x, u, w, t)` (see [`crate::ncs::Ncs`]). As
+//! The model is `x' = f(x, u, w, t)`, `y = c(x, u, w, t)` (see [`crate::system::ncs::Ncs`]). As
 //! in a linear mode (`scheme::mode`) pinned pairs are their bounds and each
 //! free pair holds `y_i = 0`: *algebraically*, `c_i(x, u, w, t) = 0`, when
 //! `c_i` reads a free pair (a nonzero entry of `D` or a remainder that reads
@@ -39,9 +39,9 @@
 use super::mode::{Guard, SingularMode};
 use super::StepError;
 use crate::lcp::Bound;
-use crate::lcs::Lcs;
 use crate::linalg::Lu;
 use crate::model::program::Point;
+use crate::system::lcs::Lcs;
 use nalgebra::DMatrix;
 
 mod consistency;

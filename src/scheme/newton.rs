@@ -75,8 +75,8 @@ use super::residual::{EndJacobian, Residual, Spread, StepData};
 use super::trend::{RhsTrend, Trend};
 use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
-use crate::lcs::Lcs;
 use crate::linalg::Lu;
+use crate::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 
 /// Relative tolerance of the convergence test (see the module's text).

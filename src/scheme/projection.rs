@@ -54,7 +54,7 @@
 
 use super::contact::{Contacts, Inverse};
 use crate::lcp::{self, Bound};
-use crate::mechanics::MechSystem;
+use crate::system::mechanics::MechSystem;
 
 /// Workspace of the projection: the normal rows of the model with `M` as the
 /// iteration matrix, their LCP and buffers.

@@ -52,8 +52,8 @@
 
 use super::memo::PointMemo;
 use crate::lcp::Solver;
-use crate::lcs::Lcs;
 use crate::model::program::Point;
+use crate::system::lcs::Lcs;
 use nalgebra::DMatrix;
 
 /// The Jacobians of `f` and `c` at the step's end point of an iterate:
@@ -113,8 +113,8 @@ impl Residual {
     /// pairs' components are NaN (never accepted) until
     /// [`Residual::judge_pairs`] measures them. With `jac`, also the Jacobians
     /// of `f` and `c` at the end point, from the same passes over the
-    /// programs (the same numbers as [`crate::ncs::Ncs::rhs_jacobian`] and
-    /// [`crate::ncs::Ncs::relation_jacobian`] there).
+    /// programs (the same numbers as [`crate::system::ncs::Ncs::rhs_jacobian`] and
+    /// [`crate::system::ncs::Ncs::relation_jacobian`] there).
     pub(super) fn evaluate(
         &mut self,
         theta: f64,

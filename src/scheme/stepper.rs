@@ -9,8 +9,8 @@ use super::{
     NonlinearEventStepper, StepError, ThetaStepper,
 };
 use crate::lcp::{self, Bound};
-use crate::lcs::Lcs;
 use crate::model::{Method, Model};
+use crate::system::lcs::Lcs;
 use nalgebra::DMatrix;
 
 /// The scheme a model runs, with its workspace.

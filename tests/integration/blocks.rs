@@ -7,7 +7,7 @@
 use super::{column, initialized, model, run};
 use lcsfmu::instance::{Instance, Severity};
 use lcsfmu::model::{validate, Model};
-use lcsfmu::simulate::{InputTable, Options};
+use lcsfmu::tool::simulate::{InputTable, Options};
 
 fn signal_model(text: &str) -> Model {
     validate::from_str(text, std::path::Path::new("test.toml")).unwrap_or_else(|e| panic!("{e}"))

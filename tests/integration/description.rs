@@ -3,8 +3,8 @@
 //! Regenerate the golden file with `UPDATE_GOLDEN=1 cargo test golden`.
 
 use super::model;
+use lcsfmu::fmi::description::{guid, write};
 use lcsfmu::model::validate;
-use lcsfmu::model_description::{guid, write};
 use quick_xml::events::Event;
 use std::collections::HashMap;
 use std::path::Path;

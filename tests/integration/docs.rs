@@ -1,6 +1,6 @@
 //! `documentation/index.html`: the page each FMU carries, read back as a program would.
 //!
-//! The page is written as well-formed XML (see `src/docs/mod.rs`), so quick-xml reads
+//! The page is written as well-formed XML (see `src/tool/docs/mod.rs`), so quick-xml reads
 //! the whole document: an unbalanced or misnamed end tag fails the test. What a reader
 //! needs is then checked: the model's name as the title, every variable in the
 //! variable table, every pair in the law table, the block laws as written, the
@@ -9,10 +9,11 @@
 //! the same page at the path FMI 2.0 gives documentation.
 
 use super::{fmus, model, model_path};
+use lcsfmu::fmi::{description as model_description, pack};
 use lcsfmu::instance::variables;
 use lcsfmu::model::{validate, Model};
-use lcsfmu::plot::trajectory;
-use lcsfmu::{docs, model_description, pack};
+use lcsfmu::tool::docs;
+use lcsfmu::tool::plot::trajectory;
 use quick_xml::events::Event;
 
 /// What the page shows, as parsed.

@@ -15,9 +15,9 @@
 //!   within a selection step of the origin the mode in which both pairs slide
 //!   is selected, the state lands on the origin and stays there to t = 2.
 
-use lcsfmu::lcs::Lcs;
 use lcsfmu::model::{validate, Model};
 use lcsfmu::scheme::exchange::{EventOutcome, LinearExchange};
+use lcsfmu::system::lcs::Lcs;
 use std::path::Path;
 
 fn model(stem: &str) -> Model {

@@ -3,12 +3,12 @@
 //! src/instance/events.rs says, without the C shell (the FMPy tests in
 //! tests/python/test_fmi3.py drive the binary).
 
-use lcsfmu::conformance;
-use lcsfmu::export::{self, BuildEnv};
-use lcsfmu::fmi_version::FmiVersion;
+use lcsfmu::fmi::export::{self, BuildEnv};
+use lcsfmu::fmi::version::FmiVersion;
 use lcsfmu::instance::state::Phase;
 use lcsfmu::instance::{EventOptions, FmiResult, Instance};
 use lcsfmu::model::validate;
+use lcsfmu::tool::conformance;
 use std::path::PathBuf;
 
 fn model_path(stem: &str) -> PathBuf {

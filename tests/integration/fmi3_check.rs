@@ -4,10 +4,10 @@
 //! with exactly the expected line of FMI 3.0's rules.
 
 use super::fmu_check::{failures, rewrite};
-use lcsfmu::conformance;
-use lcsfmu::export::{self, BuildEnv};
-use lcsfmu::fmi_version::FmiVersion;
+use lcsfmu::fmi::export::{self, BuildEnv};
+use lcsfmu::fmi::version::FmiVersion;
 use lcsfmu::model::validate;
+use lcsfmu::tool::conformance;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -9,7 +9,7 @@
 //! bundled FMUs and the command line; `binary_run` covers it.
 
 use super::fmus;
-use lcsfmu::conformance::{self, Outcome};
+use lcsfmu::tool::conformance::{self, Outcome};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -13,7 +13,7 @@ use fmi::fmi2::binding::{self, fmi2CallbackFunctions, fmi2Component, fmi2FMUstat
 use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::schema::Causality;
 use fmi::traits::FmiImport;
-use lcsfmu::export::{self, BuildEnv};
+use lcsfmu::fmi::export::{self, BuildEnv};
 use lcsfmu::model::{validate, Model};
 use std::collections::HashMap;
 use std::ffi::CString;

@@ -23,9 +23,9 @@
 //! running the built binary ([`the_cli_prints_the_csv_that_is_hashed`]); the
 //! other runs stay in process, which keeps the whole check to a few seconds.
 
+use lcsfmu::fmi::description;
 use lcsfmu::model::validate;
-use lcsfmu::model_description;
-use lcsfmu::simulate::{self, Options};
+use lcsfmu::tool::simulate::{self, Options};
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use std::process::Command;
@@ -42,7 +42,7 @@ fn golden_path() -> PathBuf {
 fn simulate_csv(stem: &str, step: Option<f64>) -> Vec<u8> {
     let model = validate::load_with(&super::model_path(stem), &[], None)
         .unwrap_or_else(|e| panic!("{stem}: {e}"));
-    let guid = model_description::guid(&model);
+    let guid = description::guid(&model);
     let opts = Options {
         step,
         ..Options::default()

@@ -10,12 +10,12 @@ use fmi::fmi3::import::Fmi3Import;
 use fmi::fmi3::instance::InstanceCS;
 use fmi::fmi3::{CoSimulation, Common, Fmi3Model, GetSet};
 use fmi::EventFlags;
-use lcsfmu::export::{self, BuildEnv};
-use lcsfmu::fmi_version::FmiVersion;
+use lcsfmu::fmi::description;
+use lcsfmu::fmi::export::{self, BuildEnv};
+use lcsfmu::fmi::version::FmiVersion;
 use lcsfmu::instance::variables;
 use lcsfmu::instance::{EventOptions, Instance};
 use lcsfmu::model::{validate, Model};
-use lcsfmu::model_description;
 use std::path::PathBuf;
 
 /// `models/<stem>.toml` with `scheme` (None: the file's), and its FMI 3.0 FMU.
@@ -35,7 +35,7 @@ fn build(stem: &str, scheme: Option<&str>) -> (Model, PathBuf) {
 
 /// The core instance, initialized as the FMU is below.
 fn core(model: &Model, events: EventOptions) -> Instance {
-    let mut inst = Instance::new(model.clone(), model_description::guid(model));
+    let mut inst = Instance::new(model.clone(), description::guid(model));
     inst.use_events(events).unwrap();
     inst.setup_experiment(model.experiment.start, None).unwrap();
     inst.enter_initialization_mode().unwrap();

@@ -11,11 +11,11 @@ use fmi::fmi3::import::Fmi3Import;
 use fmi::fmi3::instance::InstanceME;
 use fmi::fmi3::{Common, Fmi3Model, GetSet, ModelExchange};
 use fmi::EventFlags;
-use lcsfmu::export::{self, BuildEnv};
-use lcsfmu::fmi_version::{FmiVersion, Interfaces};
+use lcsfmu::fmi::description;
+use lcsfmu::fmi::export::{self, BuildEnv};
+use lcsfmu::fmi::version::{FmiVersion, Interfaces};
 use lcsfmu::instance::{variables, Instance};
 use lcsfmu::model::{validate, Model};
-use lcsfmu::model_description;
 use std::path::PathBuf;
 
 const ME: Interfaces = Interfaces {
@@ -43,7 +43,7 @@ fn start(import: &Fmi3Import, model: &Model) -> (InstanceME, Instance) {
     let mut f = import.instantiate_me("importer3_me", false, false).unwrap();
     f.enter_initialization_mode(None, 0.0, None).unwrap();
     f.exit_initialization_mode().unwrap();
-    let mut c = Instance::new(model.clone(), model_description::guid_for(model, ME));
+    let mut c = Instance::new(model.clone(), description::guid_for(model, ME));
     c.use_model_exchange().unwrap();
     c.expose_event_indicators();
     c.setup_experiment(0.0, None).unwrap();

@@ -174,7 +174,7 @@ mod woodpecker;
 
 use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Model};
-use lcsfmu::simulate::{self, Options, Trajectory};
+use lcsfmu::tool::simulate::{self, Options, Trajectory};
 use std::path::{Path, PathBuf};
 
 /// Path of a bundled model.

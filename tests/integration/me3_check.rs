@@ -14,10 +14,10 @@
 
 use super::fmu_check::rewrite;
 use super::me_check::{first_order, with_foreign_binary};
-use lcsfmu::conformance::{self, Outcome};
-use lcsfmu::export::{self, BuildEnv};
-use lcsfmu::fmi_version::{FmiVersion, Interfaces};
+use lcsfmu::fmi::export::{self, BuildEnv};
+use lcsfmu::fmi::version::{FmiVersion, Interfaces};
 use lcsfmu::model::validate;
+use lcsfmu::tool::conformance::{self, Outcome};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -10,11 +10,11 @@
 //! while a well-behaved build of the same file passes, with a time event too.
 
 use super::fmu_check::rewrite;
-use lcsfmu::conformance::{self, Outcome};
-use lcsfmu::export::{self, BuildEnv};
-use lcsfmu::fmi_version::Interfaces;
+use lcsfmu::fmi::export::{self, BuildEnv};
+use lcsfmu::fmi::version::Interfaces;
 use lcsfmu::instance::model_exchange::refusal;
 use lcsfmu::model::validate;
+use lcsfmu::tool::conformance::{self, Outcome};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -13,10 +13,10 @@
 
 use crate::{assert_fmu_state_replays, column, initialized, model, model_edited, run};
 use lcsfmu::instance::Severity;
-use lcsfmu::lcs::Lcs;
 use lcsfmu::model::validate;
 use lcsfmu::scheme::{newton, Stepper};
-use lcsfmu::simulate::Options;
+use lcsfmu::system::lcs::Lcs;
+use lcsfmu::tool::simulate::Options;
 
 /// The bundled models with nonlinear mechanics.
 const NONLINEAR: [&str; 3] = ["pendulum_stop", "duffing_impact", "rocking_block"];

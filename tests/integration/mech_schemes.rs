@@ -15,7 +15,7 @@ use crate::{assert_fmu_state_replays, column, model_path, run};
 use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Model};
 use lcsfmu::scheme::newton;
-use lcsfmu::simulate::{Options, Trajectory};
+use lcsfmu::tool::simulate::{Options, Trajectory};
 
 /// A bundled model with another method; semi-explicit impacts are plastic
 /// (its files give no restitution).

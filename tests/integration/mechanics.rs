@@ -81,7 +81,7 @@ fn defines_size_the_model_and_unknown_ones_are_refused() {
 fn contact_lcp_matrices_match_their_formulas() {
     // The LCP matrix of one two-carts step is h^2 C B (validation.md §2).
     let m = model("two_carts");
-    let mut lcs = lcsfmu::lcs::Lcs::new(&m);
+    let mut lcs = lcsfmu::system::lcs::Lcs::new(&m);
     lcs.assemble(&m, &m.default_parameters()).unwrap();
     let mut stepper = lcsfmu::scheme::Stepper::new(&m, &lcs);
     let lcp = stepper.lcp_matrix(&lcs, 0.1).unwrap();
@@ -98,7 +98,7 @@ fn contact_lcp_matrices_match_their_formulas() {
     // A bead chain's Moreau-Jean matrix is G M⁻¹ Gᵀ: tridiagonal with 2/m inside.
     let path = super::model_path("bead_chain");
     let m = validate::load_with_defines(&path, &[("N".into(), 100)]).unwrap();
-    let mut lcs = lcsfmu::lcs::Lcs::new(&m);
+    let mut lcs = lcsfmu::system::lcs::Lcs::new(&m);
     lcs.assemble(&m, &m.default_parameters()).unwrap();
     let mut stepper = lcsfmu::scheme::Stepper::new(&m, &lcs);
     let lcp = stepper.lcp_matrix(&lcs, 1e-3).unwrap();
@@ -131,7 +131,7 @@ fn moreau_jean_friction_sticks_exactly_and_respects_the_cone() {
         "method = \"moreau-jean\"",
     );
     let h = 1e-3;
-    let opts = lcsfmu::simulate::Options {
+    let opts = lcsfmu::tool::simulate::Options {
         stop: Some(20.0),
         step: Some(h),
         ..Default::default()

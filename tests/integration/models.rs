@@ -3,7 +3,7 @@
 //! solutions: the O(h) bounds stated there.
 
 use super::{close, column, model, model_edited, run};
-use lcsfmu::simulate::{InputTable, Options};
+use lcsfmu::tool::simulate::{InputTable, Options};
 
 fn opts(stop: f64, step: f64) -> Options {
     Options {

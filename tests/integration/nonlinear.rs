@@ -21,7 +21,7 @@ use crate::{
 };
 use lcsfmu::instance::Severity;
 use lcsfmu::model::validate;
-use lcsfmu::simulate::{InputTable, Options};
+use lcsfmu::tool::simulate::{InputTable, Options};
 
 fn opts(stop: f64, step: f64) -> Options {
     Options {

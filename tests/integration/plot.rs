@@ -8,7 +8,7 @@
 //! rasterized text.
 
 use super::fmus;
-use lcsfmu::plot::{self, Figure, Panel, Series, PALETTE};
+use lcsfmu::tool::plot::{self, Figure, Panel, Series, PALETTE};
 use quick_xml::events::Event;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -28,7 +28,7 @@
 
 use crate::{column, model, model_edited, run};
 use lcsfmu::model::Model;
-use lcsfmu::simulate::{Options, Trajectory};
+use lcsfmu::tool::simulate::{Options, Trajectory};
 
 const H: f64 = 1e-6;
 

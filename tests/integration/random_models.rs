@@ -23,7 +23,7 @@
 
 use crate::sequence_args::Rng;
 use lcsfmu::model::validate;
-use lcsfmu::simulate::{self, Options};
+use lcsfmu::tool::simulate::{self, Options};
 use std::fmt::Write;
 use std::path::Path;
 

@@ -21,7 +21,7 @@
 //! gamma = 1/2 the end's velocity is 64 % of its range away.
 
 use lcsfmu::model::{validate, Model};
-use lcsfmu::simulate::{self, Options, Trajectory};
+use lcsfmu::tool::simulate::{self, Options, Trajectory};
 use std::path::{Path, PathBuf};
 
 const TOL: f64 = 1e-12;

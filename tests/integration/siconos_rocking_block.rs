@@ -16,7 +16,7 @@
 
 use crate::{close, column, model_path, run};
 use lcsfmu::model::validate;
-use lcsfmu::simulate::Options;
+use lcsfmu::tool::simulate::Options;
 
 fn siconos() -> Vec<[f64; 7]> {
     let path = model_path("rocking_block")

@@ -15,7 +15,7 @@
 
 use crate::{initialized, run};
 use lcsfmu::model::{validate, Model};
-use lcsfmu::simulate::Options;
+use lcsfmu::tool::simulate::Options;
 use std::path::Path;
 
 const DRIVEN_STICK: &str = r#"

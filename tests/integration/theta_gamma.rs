@@ -16,7 +16,7 @@
 //!   the plain scheme is 2e-3 away.
 
 use lcsfmu::model::{validate, Model};
-use lcsfmu::simulate::{self, Options, Trajectory};
+use lcsfmu::tool::simulate::{self, Options, Trajectory};
 use std::path::{Path, PathBuf};
 
 /// Relative to a column's largest magnitude: two orders above the largest

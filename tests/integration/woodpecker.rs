@@ -26,7 +26,7 @@
 //! 12 finds the answer.
 
 use lcsfmu::model::{validate, Model};
-use lcsfmu::simulate::{self, Options, Trajectory};
+use lcsfmu::tool::simulate::{self, Options, Trajectory};
 use std::path::{Path, PathBuf};
 
 const TOL: f64 = 1e-10;

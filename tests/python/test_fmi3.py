@@ -114,7 +114,7 @@ def test_validate_fmu(fmus, fmi3_fmus, name):
     assert md.fmiVersion == "3.0"
     assert validate_fmu(str(fmi3_fmus[name])) == []
     # The same variables, value references and units as the FMI 2.0 XML (units through
-    # declared types in FMI 3.0: src/model_description3.rs), and the time, which FMI 3.0
+    # declared types in FMI 3.0: src/fmi/description3.rs), and the time, which FMI 3.0
     # requires and the FMI 2.0 XML leaves undeclared (docs/src/fmu.md).
     unit = lambda v: v.unit or (v.declaredType.unit if v.declaredType else None)  # noqa: E731
     two = read_model_description(str(fmus[name]))

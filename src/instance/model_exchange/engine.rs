@@ -5,10 +5,10 @@
 //! the engine's code is that of its kind alone.
 
 use crate::lcp::Bound;
-use crate::lcs::Lcs;
 use crate::model::Model;
 use crate::scheme::exchange::{EventOutcome, History, LinearExchange, NonlinearExchange};
 use crate::scheme::StepError;
+use crate::system::lcs::Lcs;
 
 /// The engine of one kind. Both variants are large and unboxed: the engine
 /// is made once per instance inside its boxed Model Exchange part, and a box

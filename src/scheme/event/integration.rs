@@ -7,10 +7,10 @@
 
 use super::{solved, EventStepper, StepReport, EVENT_FLOOR, EVENT_TOL};
 use crate::lcp;
-use crate::lcs::Lcs;
 use crate::scheme::dynamics::{Fallback, ModeDynamics};
 use crate::scheme::rk::{error_norm, hermite, next_step};
 use crate::scheme::{tidy, StepError};
+use crate::system::lcs::Lcs;
 
 impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
     /// Integrates from `x` (multipliers `u`, which a nonlinear mode's

@@ -6,11 +6,11 @@
 
 use super::{EventStepper, SELECT_STEP};
 use crate::lcp::{self, Bound};
-use crate::lcs::Lcs;
 use crate::scheme::dynamics::{Fallback, ModeDynamics};
 use crate::scheme::mode::{Guard, SingularMode, DRIFT_TOL};
 use crate::scheme::rk::{brent, hermite};
 use crate::scheme::{tidy, StepError};
+use crate::system::lcs::Lcs;
 
 impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
     /// Changes the mode at the event the last step stopped at, as the step

@@ -7,8 +7,8 @@
 
 use super::{EventOutcome, Exchange, ExchangeMode, ACCUMULATING, ACCUMULATION_DRIFT, NEVER};
 use crate::lcp::Bound;
-use crate::lcs::Lcs;
 use crate::scheme::StepError;
+use crate::system::lcs::Lcs;
 
 impl<M: ExchangeMode> Exchange<M> {
     /// Frees the pairs that switched during the last events and moves `x`

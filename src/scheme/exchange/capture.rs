@@ -43,7 +43,7 @@
 
 use super::{Exchange, ExchangeMode};
 use crate::lcp::Bound;
-use crate::lcs::Lcs;
+use crate::system::lcs::Lcs;
 
 /// The most steps an importer may complete between two stepped-over events
 /// for them to count as a back-and-forth crossing (the second try of the

@@ -7,10 +7,10 @@
 //! gradient pass of a nonlinear model does not differentiate its inputs.
 
 use super::Exchange;
-use crate::lcs::Lcs;
 use crate::scheme::mode::{ModeSystem, SingularMode};
 use crate::scheme::mode_nl::NonlinearMode;
 use crate::scheme::StepError;
+use crate::system::lcs::Lcs;
 
 impl Exchange<ModeSystem> {
     /// The directional derivative of the mode's ODE `x' = a x + b(w)`:

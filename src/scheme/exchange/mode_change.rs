@@ -5,9 +5,9 @@
 //! as they were, so a refused call changes nothing.
 
 use super::{capture, EventOutcome, Exchange, ExchangeMode};
-use crate::lcs::Lcs;
 use crate::scheme::event::EVENT_FLOOR;
 use crate::scheme::StepError;
+use crate::system::lcs::Lcs;
 
 impl<M: ExchangeMode> Exchange<M> {
     /// The mode after an indicator reached zero, or a time event, at time `t`

@@ -6,10 +6,10 @@
 
 use super::{EventOutcome, Exchange, ExchangeMode};
 use crate::lcp::{self, Bound};
-use crate::lcs::Lcs;
 use crate::scheme::event::SELECT_STEP;
 use crate::scheme::mode::{Guard, SingularMode};
 use crate::scheme::StepError;
+use crate::system::lcs::Lcs;
 
 impl<M: ExchangeMode> Exchange<M> {
     /// The next mode at a regular event, and the projection onto it.

@@ -35,7 +35,7 @@
 //! this compiles away for it.
 
 use super::{Exchange, ExchangeMode};
-use crate::lcs::Lcs;
+use crate::system::lcs::Lcs;
 
 /// How far before the pending time event (relative to its time) an event
 /// still counts as that time event: FMPy declares a time event when its

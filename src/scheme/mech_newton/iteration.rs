@@ -8,9 +8,9 @@
 
 use super::MechNewtonStepper;
 use crate::lcp;
-use crate::mechanics::MechSystem;
 use crate::model::program::Point;
 use crate::scheme::{tidy, StepError};
+use crate::system::mechanics::MechSystem;
 
 impl MechNewtonStepper {
     /// Forces, gap and slip matrices at the iterate, time `t1` (what the

@@ -36,13 +36,13 @@
 
 use super::residual::scaled;
 use crate::lcp::{self, Bound};
-use crate::mech_nonlinear::MechPrograms;
-use crate::mechanics::MechSystem;
 use crate::model::program::Point;
 use crate::scheme::contact::{Contacts, Inverse};
 use crate::scheme::newton::{MAX_ITERATIONS, TOL};
 use crate::scheme::projection::normal_rows;
 use crate::scheme::StepError;
+use crate::system::mech_nonlinear::MechPrograms;
+use crate::system::mechanics::MechSystem;
 
 /// Workspace of the nonlinear projection: the normal rows of the linearized
 /// system with `M` as the iteration matrix, their LCP and buffers.

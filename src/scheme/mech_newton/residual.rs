@@ -6,7 +6,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::MechNewtonStepper;
-use crate::mechanics::MechSystem;
+use crate::system::mechanics::MechSystem;
 
 impl MechNewtonStepper {
     /// The largest scaled component of the step's residual at the iterate.

@@ -37,10 +37,10 @@
 use super::residual::scaled;
 use super::MechNewtonStepper;
 use crate::lcp;
-use crate::mechanics::MechSystem;
 use crate::model::program::Point;
 use crate::scheme::newton::{MAX_ITERATIONS, TOL};
 use crate::scheme::StepError;
+use crate::system::mechanics::MechSystem;
 
 impl MechNewtonStepper {
     /// One semi-explicit step of size `h` from `x = (q, v)` at time `t`.

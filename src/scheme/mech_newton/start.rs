@@ -7,9 +7,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::MechNewtonStepper;
-use crate::mechanics::MechSystem;
 use crate::model::program::Point;
 use crate::model::Impact;
+use crate::system::mechanics::MechSystem;
 
 impl MechNewtonStepper {
     /// Copies what the linearized system shares with the assembled model

@@ -10,8 +10,8 @@
 
 use super::NonlinearMode;
 use crate::lcp::Bound;
-use crate::lcs::Lcs;
 use crate::scheme::mode::{Guard, DRIFT_TOL};
+use crate::system::lcs::Lcs;
 
 impl NonlinearMode {
     /// Guard `r` of slot `k`, its rate along `x'`, its row of sensitivities

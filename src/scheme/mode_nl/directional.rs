@@ -14,8 +14,8 @@
 
 use super::free_pairs::Jacobians;
 use super::NonlinearMode;
-use crate::lcs::Lcs;
 use crate::scheme::StepError;
+use crate::system::lcs::Lcs;
 
 impl NonlinearMode {
     /// `d x'/dx · dx` of the mode at `(t, x)` into `out`. The iterate the

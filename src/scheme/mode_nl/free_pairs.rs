@@ -8,9 +8,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::{NonlinearMode, FREE_ITERATIONS, FREE_TOL};
-use crate::lcs::Lcs;
 use crate::model::program::Point;
 use crate::scheme::StepError;
+use crate::system::lcs::Lcs;
 use nalgebra::DMatrix;
 
 /// Which derivatives an evaluation of the model's functions computes.

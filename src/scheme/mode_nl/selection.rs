@@ -9,7 +9,7 @@
 use super::free_pairs::Jacobians;
 use super::NonlinearMode;
 use crate::lcp::Problem;
-use crate::lcs::Lcs;
+use crate::system::lcs::Lcs;
 
 impl NonlinearMode {
     /// The selection LCP at `(t, x)`, linearized at the pairs `self.u` (the

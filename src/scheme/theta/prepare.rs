@@ -5,9 +5,9 @@
 
 use super::products::Layout;
 use super::ThetaStepper;
-use crate::lcs::Lcs;
 use crate::linalg::{gemv_acc, store_product, store_rows};
 use crate::scheme::StepError;
+use crate::system::lcs::Lcs;
 
 impl ThetaStepper {
     /// Recomputes everything that depends on h.

@@ -14,7 +14,7 @@
 //! gives the same numbers bit for bit (`tests/integration/sources.rs`).
 
 use crate::model::program::Point;
-use crate::ncs::Ncs;
+use crate::system::ncs::Ncs;
 
 /// Which rows of `f` and `c` have a source, in the order of their columns.
 #[derive(Clone, Debug)]

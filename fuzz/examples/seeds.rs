@@ -11,7 +11,8 @@
 //! Run with `cargo run --release --example seeds` in `fuzz/`; existing corpus
 //! files are kept, so what libFuzzer added survives.
 
-use lcsfmu::{model_description, pack};
+use lcsfmu::fmi::version::{FmiVersion, Interfaces};
+use lcsfmu::fmi::{description, pack};
 use std::path::Path;
 
 fn main() {
@@ -75,8 +76,8 @@ fn main() {
         if model.nx() > 50 {
             continue;
         }
-        let guid = model_description::guid(&model);
-        let xml = model_description::write(&model, &guid);
+        let guid = description::guid(&model);
+        let xml = description::write(&model, &guid, FmiVersion::V2, Interfaces::CO_SIMULATION);
         let out = archives.join(format!("{}.fmu", model.name));
         pack::pack(
             &out,

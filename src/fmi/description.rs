@@ -1,30 +1,43 @@
-//! `modelDescription.xml` from a [`Model`].
+//! `modelDescription.xml` from a [`Model`]: one writer for FMI 2.0 and 3.0,
+//! Co-Simulation and Model Exchange.
 //!
-//! Written with quick-xml from the same value-reference table the instance uses,
-//! so the XML and the binary cannot disagree. The rules followed here are the ones
-//! importers check (shared `fmi2-notes.md` §3): element order of the XSD,
+//! What is declared comes from [`table::Table`], the same for every version;
+//! this module only spells it. The rules followed are the ones importers check
+//! (shared `fmi2-notes.md` §3, `fmi3-notes.md` §1.2): element order of the XSD,
 //! `initial` only where legal (never on inputs), start values exactly where
-//! required, one `Outputs` entry per output with exact dependencies, and
-//! `InitialUnknowns` listing exactly the calculated outputs. No generation date
-//! is written, so a build is reproducible. A Model Exchange FMU adds what FMI 2.0
-//! section 3 asks for (see [`crate::fmi::description_me`]); a Co-Simulation FMU
-//! is written exactly as before.
+//! required, one output entry per output with exact dependencies (none given
+//! for Model Exchange, where outputs depend on the states through the mode),
+//! and initial unknowns listing exactly the calculated variables. No
+//! generation date is written, so a build is reproducible.
 //!
-//! The time is not declared: FMI 2.0 makes the independent variable optional
-//! ("implicitly present" when absent), and declared without a start value, as
-//! the standard asks, it makes FMI Library (libcosim, the FMI Compliance
-//! Checker) log "Start attribute is required" for every FMU, since it infers
-//! `initial` for it. Left out, every importer reads the description silently.
-//! The value references are unchanged (the time stays readable at reference 0
-//! for callers that know it), so each declared variable's 1-based index in
-//! `ModelVariables` is its value reference.
+//! Where the versions differ:
+//!
+//! - FMI 2.0 writes `guid`, `numberOfEventIndicators`, `<ScalarVariable>` with
+//!   a `<Real>` child, and a model structure of `<Unknown index=…>` inside
+//!   `<Outputs>`, `<Derivatives>` and `<InitialUnknowns>`. It does not declare
+//!   the time: the independent variable is optional there ("implicitly
+//!   present"), and declared without a start value, as the standard asks, it
+//!   makes FMI Library (libcosim, the FMI Compliance Checker) log "Start
+//!   attribute is required" for every FMU. The value references are unchanged
+//!   (the time stays readable at reference 0), so each declared variable's
+//!   1-based index in `ModelVariables` is its value reference.
+//! - FMI 3.0 writes `instantiationToken` (the same GUID), typed `<Float64>`
+//!   elements, the time as the one `independent` variable, the event
+//!   indicators as variables listed in `<EventIndicator>`, and a flat model
+//!   structure by value reference. A unit comes through a declared type
+//!   (`<Float64Type name="V" unit="V"/>`, `declaredType="V"`), which every
+//!   importer tried reads: the `fmi` crate 0.8 refuses a `unit` attribute on
+//!   a variable.
+//! - The capability flags of `<CoSimulation>` and `<ModelExchange>` have
+//!   different names and sets ([`Dialect`]).
 
-use crate::fmi::description_me as me;
-use crate::fmi::version::Interfaces;
-use crate::instance::variables::{self, Kind, Variable};
+pub mod table;
+
+use crate::fmi::version::{FmiVersion, Interfaces};
 use crate::model::Model;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use quick_xml::Writer;
+use table::{Entry, Role, Table};
 
 /// The GUID of a model (see [`crate::model::guid`]): what the XML declares and
 /// every binary checks at instantiation.
@@ -57,156 +70,119 @@ pub(crate) fn number(v: f64) -> String {
     format!("{v:?}")
 }
 
-/// The complete `modelDescription.xml` text of a Co-Simulation FMU.
-pub fn write(model: &Model, guid: &str) -> String {
-    write_for(model, guid, Interfaces::CO_SIMULATION)
+/// How one FMI version spells what [`Table`] declares.
+pub struct Dialect {
+    pub fmi_version: &'static str,
+    /// The root's attribute holding the GUID.
+    pub token: &'static str,
+    /// `<CoSimulation>`'s attributes besides the model identifier.
+    pub co_simulation: &'static [(&'static str, &'static str)],
+    /// `<ModelExchange>`'s attributes besides the model identifier: FMU states
+    /// are provided (a snapshot holds the event engine's mode and history),
+    /// directional derivatives of the mode's ODE by states and inputs are
+    /// (and in FMI 3.0 adjoint ones, their transpose), and the FMU asks for
+    /// the completed-integrator-step call, after which it checks for a
+    /// guard's zero the integrator stepped over.
+    pub model_exchange: &'static [(&'static str, &'static str)],
 }
 
-/// The complete `modelDescription.xml` text for `interfaces`.
-pub fn write_for(model: &Model, guid: &str, interfaces: Interfaces) -> String {
+impl Dialect {
+    pub const FMI2: Dialect = Dialect {
+        fmi_version: "2.0",
+        token: "guid",
+        co_simulation: &[
+            ("canHandleVariableCommunicationStepSize", "true"),
+            ("canNotUseMemoryManagementFunctions", "true"),
+            ("canGetAndSetFMUstate", "true"),
+            ("canSerializeFMUstate", "true"),
+        ],
+        model_exchange: &[
+            ("canNotUseMemoryManagementFunctions", "true"),
+            ("canGetAndSetFMUstate", "true"),
+            ("canSerializeFMUstate", "true"),
+            ("providesDirectionalDerivative", "true"),
+        ],
+    };
+    pub const FMI3: Dialect = Dialect {
+        fmi_version: "3.0",
+        token: "instantiationToken",
+        co_simulation: &[
+            ("canHandleVariableCommunicationStepSize", "true"),
+            ("canGetAndSetFMUState", "true"),
+            ("canSerializeFMUState", "true"),
+            ("hasEventMode", "true"),
+            ("mightReturnEarlyFromDoStep", "true"),
+        ],
+        model_exchange: &[
+            ("canGetAndSetFMUState", "true"),
+            ("canSerializeFMUState", "true"),
+            ("providesDirectionalDerivatives", "true"),
+            ("providesAdjointDerivatives", "true"),
+            ("needsCompletedIntegratorStep", "true"),
+        ],
+    };
+
+    pub fn of(version: FmiVersion) -> &'static Dialect {
+        match version {
+            FmiVersion::V2 => &Dialect::FMI2,
+            FmiVersion::V3 => &Dialect::FMI3,
+        }
+    }
+
+    fn is_fmi2(&self) -> bool {
+        self.fmi_version == "2.0"
+    }
+}
+
+/// The complete `modelDescription.xml` text of an FMU of `model` for `version`
+/// and `interfaces`.
+pub fn write(model: &Model, guid: &str, version: FmiVersion, interfaces: Interfaces) -> String {
+    let dialect = Dialect::of(version);
+    let fmi2 = dialect.is_fmi2();
+    let table = Table::new(model, interfaces);
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     let mut put = |e: Event| w.write_event(e).expect("writing to memory cannot fail");
     put(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
-    let version = format!("lcsfmu {}", env!("CARGO_PKG_VERSION"));
+
+    let version_text = format!("lcsfmu {}", env!("CARGO_PKG_VERSION"));
     let mut root = BytesStart::new("fmiModelDescription");
-    root.push_attribute(("fmiVersion", "2.0"));
+    root.push_attribute(("fmiVersion", dialect.fmi_version));
     root.push_attribute(("modelName", model.name.as_str()));
-    root.push_attribute(("guid", guid));
+    root.push_attribute((dialect.token, guid));
     if !model.description.is_empty() {
         root.push_attribute(("description", model.description.as_str()));
     }
-    root.push_attribute(("generationTool", version.as_str()));
+    root.push_attribute(("generationTool", version_text.as_str()));
     root.push_attribute(("variableNamingConvention", "structured"));
-    let indicators = if interfaces.model_exchange {
-        me::indicator_count(model)
-    } else {
-        0
-    };
-    root.push_attribute(("numberOfEventIndicators", indicators.to_string().as_str()));
+    if fmi2 {
+        let indicators = table.structure.indicators.len().to_string();
+        root.push_attribute(("numberOfEventIndicators", indicators.as_str()));
+    }
     put(Event::Start(root));
 
-    if interfaces.model_exchange {
-        me::write_element(model, &mut put);
-    }
-    let mut cs = BytesStart::new("CoSimulation");
-    for (k, v) in [
-        ("modelIdentifier", model.name.as_str()),
-        ("canHandleVariableCommunicationStepSize", "true"),
-        ("canNotUseMemoryManagementFunctions", "true"),
-        ("canGetAndSetFMUstate", "true"),
-        ("canSerializeFMUstate", "true"),
+    for (wanted, element, flags) in [
+        (
+            interfaces.model_exchange,
+            "ModelExchange",
+            dialect.model_exchange,
+        ),
+        (
+            interfaces.co_simulation,
+            "CoSimulation",
+            dialect.co_simulation,
+        ),
     ] {
-        cs.push_attribute((k, v));
-    }
-    if interfaces.co_simulation {
-        put(Event::Empty(cs));
-    }
-
-    let vars = variables::variables(model);
-    debug_assert_eq!(vars[0].kind, Kind::Time, "the time is value reference 0");
-    write_units(&vars, &mut put);
-    write_categories_and_experiment(model, &mut put);
-
-    put(Event::Start(BytesStart::new("ModelVariables")));
-    for (vr, v) in vars.iter().enumerate().skip(1) {
-        let (causality, variability, initial) = v.attributes();
-        let vr_text = vr.to_string();
-        let description = describe(model, v.kind, v.description);
-        let mut sv = BytesStart::new("ScalarVariable");
-        sv.push_attribute(("name", v.name));
-        sv.push_attribute(("valueReference", vr_text.as_str()));
-        if !description.is_empty() {
-            sv.push_attribute(("description", description.as_str()));
-        }
-        sv.push_attribute(("causality", causality));
-        sv.push_attribute(("variability", variability));
-        if let Some(initial) = initial {
-            sv.push_attribute(("initial", initial));
-        }
-        put(Event::Start(sv));
-        let mut real = BytesStart::new("Real");
-        if !v.unit.is_empty() {
-            real.push_attribute(("unit", v.unit));
-        }
-        if let Some(s) = v.start {
-            real.push_attribute(("start", number(s).as_str()));
-        }
-        put(Event::Empty(real));
-        put(Event::End(BytesEnd::new("ScalarVariable")));
-    }
-    if interfaces.model_exchange {
-        me::write_derivatives(model, vars.len(), &mut put);
-    }
-    put(Event::End(BytesEnd::new("ModelVariables")));
-
-    put(Event::Start(BytesStart::new("ModelStructure")));
-    // Outputs by 1-based index in ModelVariables (its value reference, the
-    // time being left out), their dependencies likewise.
-    let outputs: Vec<(usize, String)> = output_dependencies(model, &vars)
-        .into_iter()
-        .map(|(i, deps)| {
-            let deps: Vec<String> = deps.iter().map(usize::to_string).collect();
-            (i, deps.join(" "))
-        })
-        .collect();
-    if !outputs.is_empty() {
-        put(Event::Start(BytesStart::new("Outputs")));
-        for (index, deps) in &outputs {
-            let index = index.to_string();
-            let mut unknown =
-                BytesStart::new("Unknown").with_attributes([("index", index.as_str())]);
-            // Model Exchange: outputs depend on the states as well (through the
-            // mode), so the attribute is left out: "depends on every known".
-            if !interfaces.model_exchange {
-                unknown.push_attribute(("dependencies", deps.as_str()));
+        if wanted {
+            let mut e = BytesStart::new(element);
+            e.push_attribute(("modelIdentifier", model.name.as_str()));
+            for &flag in flags {
+                e.push_attribute(flag);
             }
-            put(Event::Empty(unknown));
+            put(Event::Empty(e));
         }
-        put(Event::End(BytesEnd::new("Outputs")));
     }
-    if interfaces.model_exchange {
-        me::write_derivative_structure(model, &vars, &mut put);
-    }
-    let mut initial: Vec<usize> = vars
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| v.attributes().2 == Some("calculated"))
-        .map(|(i, _)| i)
-        .collect();
-    if interfaces.model_exchange {
-        // FMI 2.0 ME: the state derivatives (initial calculated) too.
-        initial.extend((0..model.nx()).map(|i| vars.len() + i));
-    }
-    if !initial.is_empty() {
-        put(Event::Start(BytesStart::new("InitialUnknowns")));
-        for index in initial {
-            let index = index.to_string();
-            put(Event::Empty(
-                BytesStart::new("Unknown").with_attributes([("index", index.as_str())]),
-            ));
-        }
-        put(Event::End(BytesEnd::new("InitialUnknowns")));
-    }
-    put(Event::End(BytesEnd::new("ModelStructure")));
-    put(Event::End(BytesEnd::new("fmiModelDescription")));
-    String::from_utf8(w.into_inner()).expect("the writer only writes UTF-8") + "\n"
-}
 
-/// The units the variables use, sorted, each once.
-pub(crate) fn units<'m>(vars: &[Variable<'m>]) -> Vec<&'m str> {
-    let mut units: Vec<&str> = vars
-        .iter()
-        .map(|v| v.unit)
-        .filter(|u| !u.is_empty())
-        .collect();
-    units.sort_unstable();
-    units.dedup();
-    units
-}
-
-/// `<UnitDefinitions>`, when a variable has a unit.
-pub(crate) fn write_units(vars: &[Variable], put: &mut impl FnMut(Event)) {
-    let units = units(vars);
+    let units = table::units(&table.entries);
     if !units.is_empty() {
         put(Event::Start(BytesStart::new("UnitDefinitions")));
         for u in &units {
@@ -215,11 +191,155 @@ pub(crate) fn write_units(vars: &[Variable], put: &mut impl FnMut(Event)) {
             ));
         }
         put(Event::End(BytesEnd::new("UnitDefinitions")));
+        if !fmi2 {
+            put(Event::Start(BytesStart::new("TypeDefinitions")));
+            for u in &units {
+                put(Event::Empty(
+                    BytesStart::new("Float64Type").with_attributes([("name", *u), ("unit", *u)]),
+                ));
+            }
+            put(Event::End(BytesEnd::new("TypeDefinitions")));
+        }
+    }
+    write_categories_and_experiment(model, &mut put);
+
+    put(Event::Start(BytesStart::new("ModelVariables")));
+    for entry in &table.entries {
+        if fmi2 {
+            if matches!(entry.role, Role::Time | Role::Indicator) {
+                continue;
+            }
+            write_scalar_variable(entry, &mut put);
+        } else {
+            write_float64(entry, &mut put);
+        }
+    }
+    put(Event::End(BytesEnd::new("ModelVariables")));
+
+    put(Event::Start(BytesStart::new("ModelStructure")));
+    let s = &table.structure;
+    let outputs = s.outputs.iter().map(|(vr, deps)| (*vr, deps.as_deref()));
+    let derivatives = s
+        .derivatives
+        .iter()
+        .map(|(vr, deps)| (*vr, Some(&deps[..])));
+    let initial = s.initial_unknowns.iter().map(|vr| (*vr, None));
+    let indicators = s.indicators.iter().map(|vr| (*vr, None));
+    if fmi2 {
+        // FMI 2.0 has no indicator entries: only their number, on the root.
+        write_unknowns("Outputs", outputs, &mut put);
+        write_unknowns("Derivatives", derivatives, &mut put);
+        write_unknowns("InitialUnknowns", initial, &mut put);
+    } else {
+        write_references("Output", outputs, &mut put);
+        write_references("ContinuousStateDerivative", derivatives, &mut put);
+        write_references("InitialUnknown", initial, &mut put);
+        write_references("EventIndicator", indicators, &mut put);
+    }
+    put(Event::End(BytesEnd::new("ModelStructure")));
+    put(Event::End(BytesEnd::new("fmiModelDescription")));
+    String::from_utf8(w.into_inner()).expect("the writer only writes UTF-8") + "\n"
+}
+
+/// The attributes both versions give a variable, in the XSD's order.
+fn common_attributes(entry: &Entry, vr: &str, e: &mut BytesStart) {
+    e.push_attribute(("name", entry.name.as_ref()));
+    e.push_attribute(("valueReference", vr));
+    if !entry.description.is_empty() {
+        e.push_attribute(("description", entry.description.as_str()));
+    }
+    e.push_attribute(("causality", entry.causality));
+    e.push_attribute(("variability", entry.variability));
+    if let Some(initial) = entry.initial {
+        e.push_attribute(("initial", initial));
+    }
+}
+
+/// FMI 2.0: `<ScalarVariable …><Real …/></ScalarVariable>`.
+fn write_scalar_variable(entry: &Entry, put: &mut impl FnMut(Event)) {
+    let vr = entry.value_reference.to_string();
+    let mut sv = BytesStart::new("ScalarVariable");
+    common_attributes(entry, &vr, &mut sv);
+    put(Event::Start(sv));
+    let mut real = BytesStart::new("Real");
+    if !entry.unit.is_empty() {
+        real.push_attribute(("unit", entry.unit));
+    }
+    if let Some(s) = entry.start {
+        real.push_attribute(("start", number(s).as_str()));
+    }
+    if let Role::Derivative { of } = entry.role {
+        // The state's index in ModelVariables: its value reference.
+        real.push_attribute(("derivative", of.to_string().as_str()));
+    }
+    put(Event::Empty(real));
+    put(Event::End(BytesEnd::new("ScalarVariable")));
+}
+
+/// FMI 3.0: `<Float64 …/>`.
+fn write_float64(entry: &Entry, put: &mut impl FnMut(Event)) {
+    let vr = entry.value_reference.to_string();
+    let mut e = BytesStart::new("Float64");
+    common_attributes(entry, &vr, &mut e);
+    if !entry.unit.is_empty() {
+        e.push_attribute(("declaredType", entry.unit));
+    }
+    if let Some(s) = entry.start {
+        e.push_attribute(("start", number(s).as_str()));
+    }
+    if let Role::Derivative { of } = entry.role {
+        e.push_attribute(("derivative", of.to_string().as_str()));
+    }
+    put(Event::Empty(e));
+}
+
+fn join(deps: &[usize]) -> String {
+    let deps: Vec<String> = deps.iter().map(usize::to_string).collect();
+    deps.join(" ")
+}
+
+/// FMI 2.0: `<group><Unknown index=… dependencies=…/>…</group>`, when the
+/// group has entries (an index is the value reference: the time is not
+/// declared).
+fn write_unknowns<'a>(
+    group: &str,
+    entries: impl Iterator<Item = (usize, Option<&'a [usize]>)>,
+    put: &mut impl FnMut(Event),
+) {
+    let mut entries = entries.peekable();
+    if entries.peek().is_none() {
+        return;
+    }
+    put(Event::Start(BytesStart::new(group)));
+    for (index, deps) in entries {
+        let index = index.to_string();
+        let mut unknown = BytesStart::new("Unknown").with_attributes([("index", index.as_str())]);
+        if let Some(deps) = deps {
+            unknown.push_attribute(("dependencies", join(deps).as_str()));
+        }
+        put(Event::Empty(unknown));
+    }
+    put(Event::End(BytesEnd::new(group)));
+}
+
+/// FMI 3.0: one `<element valueReference=… dependencies=…/>` per entry.
+fn write_references<'a>(
+    element: &str,
+    entries: impl Iterator<Item = (usize, Option<&'a [usize]>)>,
+    put: &mut impl FnMut(Event),
+) {
+    for (vr, deps) in entries {
+        let vr = vr.to_string();
+        let mut e = BytesStart::new(element).with_attributes([("valueReference", vr.as_str())]);
+        if let Some(deps) = deps {
+            e.push_attribute(("dependencies", join(deps).as_str()));
+        }
+        put(Event::Empty(e));
     }
 }
 
 /// `<LogCategories>` and `<DefaultExperiment>`, the same in FMI 2.0 and 3.0.
-pub(crate) fn write_categories_and_experiment(model: &Model, put: &mut impl FnMut(Event)) {
+fn write_categories_and_experiment(model: &Model, put: &mut impl FnMut(Event)) {
     put(Event::Start(BytesStart::new("LogCategories")));
     for (name, description) in LOG_CATEGORIES {
         put(Event::Empty(BytesStart::new("Category").with_attributes([
@@ -238,59 +358,4 @@ pub(crate) fn write_categories_and_experiment(model: &Model, put: &mut impl FnMu
             ("stepSize", step.as_str()),
         ]),
     ));
-}
-
-/// Every output (0-based position in `vars`, which is also its value
-/// reference) with the positions of the inputs it depends on at once.
-/// Outputs reflect the end of the last step, except the static maps of blocks
-/// and the named outputs that read inputs (src/model/dependencies.rs).
-pub(crate) fn output_dependencies(model: &Model, vars: &[Variable]) -> Vec<(usize, Vec<usize>)> {
-    let position = |kind: Kind| vars.iter().position(|v| v.kind == kind);
-    let (pair_deps, output_deps) = (model.pair_feedthrough(), model.output_feedthrough());
-    vars.iter()
-        .enumerate()
-        .filter(|(_, v)| v.attributes().0 == "output")
-        .map(|(i, v)| {
-            let inputs: &[usize] = match v.kind {
-                Kind::Output(k) => &output_deps[k],
-                Kind::Pair(k) => &pair_deps[k],
-                _ => &[],
-            };
-            let deps = inputs
-                .iter()
-                .filter_map(|j| position(Kind::Input(*j)))
-                .collect();
-            (i, deps)
-        })
-        .collect()
-}
-
-/// The user's description, completed with what the variable is in the LCS.
-pub(crate) fn describe(model: &Model, kind: Kind, user: &str) -> String {
-    let what = match kind {
-        Kind::Pair(i) => {
-            let p = &model.pairs[i];
-            let bound = |e: &crate::model::expr::Expr| {
-                e.as_constant()
-                    .map_or_else(|| "(parameter)".to_string(), number)
-            };
-            if p.is_free() {
-                "algebraic variable: its y is 0".to_string()
-            } else {
-                format!(
-                    "complementarity variable, {} <= {} <= {} complementary to its y",
-                    bound(&p.lo),
-                    p.name,
-                    bound(&p.hi)
-                )
-            }
-        }
-        Kind::Output(k) => format!("= {}", model.outputs[k].definition),
-        _ => String::new(),
-    };
-    match (user.is_empty(), what.is_empty()) {
-        (true, _) => what,
-        (false, true) => user.to_string(),
-        (false, false) => format!("{user} ({what})"),
-    }
 }

@@ -14,7 +14,7 @@
 use crate::error::Error;
 use crate::fmi::runtimes::{self, Runtime};
 use crate::fmi::version::{FmiVersion, Interfaces};
-use crate::fmi::{description as model_description, description3 as model_description3, pack};
+use crate::fmi::{description, pack};
 use crate::model::Model;
 use crate::tool::docs;
 use std::borrow::Cow;
@@ -188,7 +188,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
             )));
         }
     }
-    let guid = model_description::guid_for(model, interfaces);
+    let guid = description::guid_for(model, interfaces);
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Io { path, source }
@@ -224,10 +224,7 @@ pub fn build(model: &Model, origin: &Path, out: &Path, env: &BuildEnv) -> Result
             binaries.push(("win64", dll));
         }
     }
-    let xml = match env.fmi {
-        FmiVersion::V2 => model_description::write_for(model, &guid, interfaces),
-        FmiVersion::V3 => model_description3::write_for(model, &guid, interfaces),
-    };
+    let xml = description::write(model, &guid, env.fmi, interfaces);
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(io(parent))?;
     }

@@ -3,7 +3,8 @@
 //! Regenerate the golden file with `UPDATE_GOLDEN=1 cargo test golden`.
 
 use super::model;
-use lcsfmu::fmi::description::{guid, write};
+use lcsfmu::fmi::description::guid;
+use lcsfmu::fmi::version::{FmiVersion, Interfaces};
 use lcsfmu::model::validate;
 use quick_xml::events::Event;
 use std::collections::HashMap;
@@ -12,7 +13,7 @@ use std::path::Path;
 #[test]
 fn golden_coulomb_friction() {
     let m = model("coulomb_friction");
-    let xml = write(&m, &guid(&m));
+    let xml = write(&m);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden/coulomb_friction.xml");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &xml).unwrap();
@@ -129,7 +130,7 @@ fn every_bundled_model_follows_the_rules() {
         "saturated_integrator",
     ] {
         let m = model(stem);
-        check_rules(&write(&m, &guid(&m)));
+        check_rules(&write(&m));
     }
 }
 
@@ -140,7 +141,7 @@ fn a_model_without_calculated_outputs_omits_initial_unknowns() {
         Path::new("decay.toml"),
     )
     .unwrap();
-    let xml = write(&m, &guid(&m));
+    let xml = write(&m);
     check_rules(&xml);
     assert!(!xml.contains("InitialUnknowns"));
 }
@@ -153,7 +154,7 @@ fn named_outputs_depend_exactly_on_the_inputs_they_read() {
         "value = \"F_plus - F_minus + F_a\"",
     );
     let m = validate::from_str(&text, Path::new("f.toml")).unwrap();
-    let xml = write(&m, &guid(&m));
+    let xml = write(&m);
     // F_a is variable 4 (1-based, its value reference); F_f is 10.
     assert!(
         xml.contains("<Unknown index=\"10\" dependencies=\"4\"/>"),
@@ -170,4 +171,9 @@ fn guid_follows_the_content() {
     assert_eq!(guid(&a), guid(&a.clone()));
     assert_ne!(guid(&a), guid(&b));
     assert!(guid(&a).starts_with('{') && guid(&a).len() == 38);
+}
+
+/// The FMI 2.0 Co-Simulation description of `m`.
+fn write(m: &lcsfmu::model::Model) -> String {
+    lcsfmu::fmi::description::write(m, &guid(m), FmiVersion::V2, Interfaces::CO_SIMULATION)
 }

@@ -9,7 +9,7 @@
 //! the same page at the path FMI 2.0 gives documentation.
 
 use super::{fmus, model, model_path};
-use lcsfmu::fmi::{description as model_description, pack};
+use lcsfmu::fmi::{description, pack};
 use lcsfmu::instance::variables;
 use lcsfmu::model::{validate, Model};
 use lcsfmu::tool::docs;
@@ -182,7 +182,7 @@ fn check_page(model: &Model, html: &str) {
 fn every_bundled_model_has_a_complete_page() {
     for stem in fmus::every_model() {
         let m = model(&stem);
-        let html = docs::page(&m, &model_description::guid(&m));
+        let html = docs::page(&m, &description::guid(&m));
         check_page(&m, &html);
     }
 }
@@ -249,7 +249,7 @@ fn the_fmu_carries_its_page() {
         );
         let html = pack::read_entry(open(), pack::DOCUMENTATION_ENTRY).unwrap();
         let m = model(stem);
-        assert_eq!(html, docs::page(&m, &model_description::guid(&m)));
+        assert_eq!(html, docs::page(&m, &description::guid(&m)));
         check_page(&m, &html);
     }
 }

@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::fmi::archive::Archive;
 use crate::fmi::version::Interfaces;
-use crate::fmi::{description as model_description, pack};
+use crate::fmi::{description, pack};
 use crate::model::{validate, Model};
 use crate::tool::plot::{self, trajectory};
 use crate::tool::simulate::{self, InputTable, Options};
@@ -81,7 +81,7 @@ pub(super) fn model_from_fmu(path: &Path) -> Result<(Model, String), Error> {
                 co_simulation,
                 model_exchange,
             };
-            model_description::guid_for(&model, interfaces)
+            description::guid_for(&model, interfaces)
         })
         .find(|g| named(g, "guid") || named(g, "instantiationToken"));
     let Some(guid) = guid else {
@@ -104,7 +104,7 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
         model_from_fmu(&args.model)?
     } else {
         let model = validate::load_with(&args.model, &args.defines, args.scheme.as_deref())?;
-        let guid = model_description::guid(&model);
+        let guid = description::guid(&model);
         (model, guid)
     };
     // The plot is set up before the run: a wrong file name or variable costs no

@@ -39,8 +39,8 @@ pub mod structure;
 mod variable_rules;
 
 use crate::fmi::archive::{self, Archive};
+use crate::fmi::pack;
 use crate::fmi::version::{FmiVersion, Interfaces};
-use crate::fmi::{description as model_description, pack};
 use crate::model::Model;
 use crate::tool::simulate::{self, Options};
 use std::path::Path;
@@ -358,7 +358,7 @@ fn embedded_model(r: &mut Report, archive: &mut Archive, d: &description::Descri
         co_simulation: d.co_simulation.is_some(),
         model_exchange: d.model_exchange.is_some(),
     };
-    let guid = model_description::guid_for(&model, interfaces);
+    let guid = crate::fmi::description::guid_for(&model, interfaces);
     // FMI 3.0 calls the GUID the instantiation token.
     let token = d
         .root

@@ -17,7 +17,7 @@
 
 use lcsfmu::lcp::{Band, BandProblem, BandSolver, Method, Problem, Settings, Solver, Status};
 use lcsfmu::model::validate;
-use lcsfmu::scheme::Stepper;
+use lcsfmu::scheme::{Mechanical, Stepper, Theta};
 use lcsfmu::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 use std::hint::black_box;
@@ -201,10 +201,10 @@ fn model_step(stem: &str) -> (Problem, usize) {
     for k in 0..200 {
         stepper.step(&lcs, &x, &u, &w, 0.0, h).unwrap();
         let y = match &stepper {
-            Stepper::Theta(s) => s.y_next.clone(),
-            Stepper::Mechanical(s) => s.y_next.clone(),
-            Stepper::Event(_) | Stepper::EventNonlinear(_) => panic!("{stem}: event-driven"),
-            Stepper::Newton(_) | Stepper::MechNewton(_) => panic!("{stem}: nonlinear"),
+            Stepper::Theta(Theta::Affine(s)) => s.y_next.clone(),
+            Stepper::Mechanical(Mechanical::Linear(s)) => s.y_next.clone(),
+            Stepper::EventDriven(_) => panic!("{stem}: event-driven"),
+            _ => panic!("{stem}: nonlinear"),
         };
         let uk = stepper.multipliers().to_vec();
         let q = DVector::from_vec(y) - &m * DVector::from_column_slice(&uk);

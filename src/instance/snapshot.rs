@@ -19,7 +19,7 @@
 //! brackets (NaN: none), time since which the levels are known` (see
 //! [`crate::scheme::exchange::History`]; the last three from version 3 on).
 //! The trend part (flag 32, from version 4 on; an instance whose Newton
-//! predictor continues a trend, see [`crate::scheme::trend`]) is `f64 step
+//! predictor continues a trend, see [`crate::scheme::theta::trend`]) is `f64 step
 //! size, end time | f64 per state: right-hand side`, written before the
 //! Model Exchange part.
 //! Reading checks every part, so truncated, corrupted or foreign bytes are
@@ -30,7 +30,7 @@ use crate::lcp::Bound;
 
 mod exchange_part;
 
-use crate::scheme::trend::Trend;
+use crate::scheme::theta::trend::Trend;
 pub use exchange_part::ExchangeState;
 use exchange_part::{read_exchange, write_exchange};
 

@@ -56,9 +56,9 @@ mod time_events;
 pub use history::History;
 pub use kind::ExchangeMode;
 
-use super::mode::ModeSystem;
-use super::StepError;
 use crate::lcp::{self, Bound, Problem, Solver};
+use crate::scheme::mode::linear::ModeSystem;
+use crate::scheme::StepError;
 use crate::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 
@@ -76,7 +76,7 @@ const NEVER: u64 = u64::MAX;
 /// The engine of a first-order LCS.
 pub type LinearExchange = Exchange<ModeSystem>;
 /// The engine of a model with nonlinear rows or sources in `time`.
-pub type NonlinearExchange = Exchange<super::mode_nl::NonlinearMode>;
+pub type NonlinearExchange = Exchange<crate::scheme::mode::nonlinear::NonlinearMode>;
 
 /// Event indicators of a model with `nu` pairs (two slots per pair).
 pub fn indicator_count(nu: usize) -> usize {

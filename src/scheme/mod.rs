@@ -1,50 +1,45 @@
-//! Time-stepping: one step of a scheme is one box LCP.
+//! The schemes: how a system moves over one communication step.
 //!
-//! Two families share this interface. [`ThetaStepper`] runs the theta-method on
-//! a first-order LCS; [`MechStepper`] runs the mechanical schemes (semi-explicit
-//! at position level, Moreau–Jean at velocity level) on a [`MechSystem`].
-//! Both cache everything that depends only on the step size, allocate nothing
-//! per step, and write a step's result into their own buffers: the caller
-//! commits it only when the LCP was solved, so a failed step leaves the
-//! caller's state untouched.
+//! [`Stepper`] (in `stepper.rs`) holds one variant per method, each a folder
+//! here with its own forms, chosen once at instantiation from the system:
 //!
-//! The stepper enum every caller holds is in `stepper.rs`, the error a step
-//! returns in `step_error.rs`, the step size the cached matrices belong to in
-//! `step_size.rs`; each scheme has its own file (or folder), and `tidy` is
-//! here, shared by all.
+//! - [`theta`]: the theta-method on a first-order system: one box LCP per
+//!   step for an affine system, a Newton–Josephy iteration of them for a
+//!   nonlinear one;
+//! - [`mechanical`]: Moreau–Jean (and its projected variants) and the
+//!   semi-explicit scheme on a mechanical system: one LCP in the contact
+//!   reactions per step, a Newton loop of them for nonlinear forces, gaps or
+//!   slips;
+//! - [`event`]: event-driven integration of a first-order system's [`mode`]s,
+//!   finished by the theta step where events accumulate.
 //!
-//! [`MechSystem`]: crate::system::mechanics::MechSystem
+//! [`exchange`] is the Model Exchange side of the same modes (what an
+//! importer's integrator is handed). Every stepper caches what depends only
+//! on the step size ([`SAME_STEP`], `step_size.rs`), allocates nothing per
+//! step, and writes a step's result into its own buffers: the caller commits
+//! it only when the step succeeded, so a failed step ([`StepError`]) leaves
+//! the caller's state untouched. `dims.rs` compiles the theta step at a few
+//! fixed sizes, `memo.rs` remembers the last point a nonlinear program was
+//! evaluated at, and `tidy` (here) is shared by all.
 
-mod contact;
 pub mod dims;
-mod direct_projection;
-mod dynamics;
 pub mod event;
 pub mod exchange;
-mod mech_newton;
-mod mechanical;
+pub mod mechanical;
 mod memo;
-mod mode;
-pub mod mode_nl;
-pub mod newton;
-mod projection;
-mod residual;
-mod rk;
+pub mod mode;
 mod step_error;
 mod step_size;
 mod stepper;
-mod theta;
-pub mod trend;
+pub mod theta;
 
-pub use event::{EventLog, EventStepper, NonlinearEventStepper, StepReport};
-pub use mech_newton::MechNewtonStepper;
-pub use mechanical::MechStepper;
-pub use newton::{NewtonStats, NewtonStepper};
+pub use event::{EventDriven, EventLog, EventStepper, NonlinearEventStepper, StepReport};
+pub use mechanical::{MechNewtonStepper, MechStepper, Mechanical};
 pub use step_error::StepError;
 pub(crate) use step_size::StepSize;
 pub use step_size::SAME_STEP;
 pub use stepper::Stepper;
-pub use theta::ThetaStepper;
+pub use theta::{NewtonStats, NewtonStepper, Theta, ThetaStepper};
 
 /// Replaces subnormal numbers by zero and tells whether all are finite.
 ///

@@ -1,8 +1,9 @@
 //! Why a step could not be taken ([`StepError`]), one variant per way a
 //! scheme fails, and the sentence each one is reported with.
 
-use super::{mode_nl, newton};
 use crate::lcp;
+use crate::scheme::mode::nonlinear as mode_nl;
+use crate::scheme::theta::newton;
 
 /// Why a step could not be taken.
 #[derive(Clone, Copy, Debug, PartialEq)]

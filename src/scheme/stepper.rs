@@ -1,15 +1,16 @@
-//! The scheme a model runs ([`Stepper`]): one variant per stepper, chosen
-//! from the model at instantiation, and the calls every caller makes (step,
-//! warm start, FMU-state data, multipliers, events), dispatched to it.
+//! The scheme a model runs ([`Stepper`]): one variant per method, chosen from
+//! the model at instantiation (each method then picks the form its system
+//! takes: [`Theta`], [`Mechanical`], [`EventDriven`]), and the calls every
+//! caller makes (step, warm start, FMU-state data, multipliers, events),
+//! dispatched to it.
 
-use super::theta::Sources;
-use super::trend::Trend;
-use super::{
-    EventLog, EventStepper, MechNewtonStepper, MechStepper, NewtonStats, NewtonStepper,
-    NonlinearEventStepper, StepError, ThetaStepper,
-};
 use crate::lcp::{self, Bound};
 use crate::model::{Method, Model};
+use crate::scheme::theta::trend::Trend;
+use crate::scheme::{
+    EventDriven, EventLog, MechNewtonStepper, Mechanical, NewtonStats, NewtonStepper, StepError,
+    Theta,
+};
 use crate::system::lcs::Lcs;
 use nalgebra::DMatrix;
 
@@ -18,26 +19,25 @@ use nalgebra::DMatrix;
 // `Contacts` in `mechanical`).
 #[allow(clippy::large_enum_variant)]
 pub enum Stepper {
-    Theta(ThetaStepper),
-    Mechanical(MechStepper),
-    Event(EventStepper),
-    /// The event-driven scheme on a model with nonlinear dynamics or sources in time.
-    EventNonlinear(NonlinearEventStepper),
-    /// The theta-method on a model with nonlinear dynamics or sources in time.
-    Newton(NewtonStepper),
-    /// Moreau–Jean on a model with nonlinear forces, gaps or slips.
-    MechNewton(MechNewtonStepper),
+    /// The theta-method on a first-order model.
+    Theta(Theta),
+    /// Moreau–Jean (and its projected variants) or the semi-explicit scheme
+    /// on a mechanical model.
+    Mechanical(Mechanical),
+    /// Event-driven integration of a first-order model's modes.
+    EventDriven(EventDriven),
 }
 
+/// `$e` with `$s` bound to the form's workspace, whatever the method and form.
 macro_rules! each {
     ($self:expr, $s:ident => $e:expr) => {
         match $self {
-            Stepper::Theta($s) => $e,
-            Stepper::Mechanical($s) => $e,
-            Stepper::Event($s) => $e,
-            Stepper::EventNonlinear($s) => $e,
-            Stepper::Newton($s) => $e,
-            Stepper::MechNewton($s) => $e,
+            Stepper::Theta(Theta::Affine($s)) => $e,
+            Stepper::Theta(Theta::Newton($s)) => $e,
+            Stepper::Mechanical(Mechanical::Linear($s)) => $e,
+            Stepper::Mechanical(Mechanical::Nonlinear($s)) => $e,
+            Stepper::EventDriven(EventDriven::Linear($s)) => $e,
+            Stepper::EventDriven(EventDriven::Nonlinear($s)) => $e,
         }
     };
 }
@@ -45,48 +45,18 @@ macro_rules! each {
 impl Stepper {
     /// Workspace for `model`'s scheme; `lcs` must be [`Lcs::new`] of the same model.
     pub fn new(model: &Model, lcs: &Lcs) -> Self {
-        if model.nonlinear_dynamics() && model.scheme.method == Method::EventDriven {
-            return Stepper::EventNonlinear(NonlinearEventStepper::nonlinear(
-                model.nx(),
-                model.nu(),
-                model.nw(),
-                model.scheme.theta,
-                model.scheme.event,
-            ));
+        let method = model.scheme.method;
+        if method == Method::EventDriven && (model.nonlinear_dynamics() || lcs.mech.is_none()) {
+            return Stepper::EventDriven(EventDriven::new(model));
         }
-        // Remainders that read only time, inputs and parameters are sources
-        // of an affine time-varying LCS: one LCP per step, no Newton.
-        let sources = lcs.nl.as_ref().and_then(Sources::of);
-        if model.nonlinear_dynamics() && sources.is_none() {
-            return Stepper::Newton(NewtonStepper::new(
-                model.nx(),
-                model.nu(),
-                model.nw(),
-                model.scheme.theta,
-            ));
-        }
-        match (&lcs.mech, model.scheme.method) {
-            (None, Method::EventDriven) => Stepper::Event(EventStepper::new(
-                model.nx(),
-                model.nu(),
-                model.nw(),
-                model.scheme.theta,
-                model.scheme.event,
-            )),
-            (Some(mech), _) if mech.nonlinear.is_some() => {
-                Stepper::MechNewton(MechNewtonStepper::new(mech, &model.scheme))
+        match &lcs.mech {
+            Some(mech)
+                if !Theta::needs_newton(model, lcs)
+                    && (mech.nonlinear.is_some() || !method.first_order()) =>
+            {
+                Stepper::Mechanical(Mechanical::new(mech, &model.scheme))
             }
-            (Some(mech), method) if !method.first_order() => {
-                Stepper::Mechanical(MechStepper::new(mech, &model.scheme))
-            }
-            _ => Stepper::Theta(ThetaStepper::with_sources(
-                model.nx(),
-                model.nu(),
-                model.nw(),
-                model.scheme.theta,
-                model.scheme.theta_gamma,
-                sources,
-            )),
+            _ => Stepper::Theta(Theta::new(model, lcs)),
         }
     }
 
@@ -95,12 +65,8 @@ impl Stepper {
     /// and they are this model's; returns whether it does. The numbers do not change.
     pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
         match self {
-            Stepper::Theta(s) => s.specialize::<NX, NU, NW>(),
-            Stepper::Mechanical(_)
-            | Stepper::Event(_)
-            | Stepper::EventNonlinear(_)
-            | Stepper::Newton(_)
-            | Stepper::MechNewton(_) => false,
+            Stepper::Theta(Theta::Affine(s)) => s.specialize::<NX, NU, NW>(),
+            _ => false,
         }
     }
 
@@ -134,14 +100,14 @@ impl Stepper {
     /// (the other schemes keep none).
     pub fn trend(&self) -> Option<Trend> {
         match self {
-            Stepper::Newton(s) => s.trend(),
+            Stepper::Theta(Theta::Newton(s)) => s.trend(),
             _ => None,
         }
     }
 
     /// Returns to a saved trend, after [`Stepper::restore`].
     pub fn restore_trend(&mut self, saved: Option<&Trend>) {
-        if let Stepper::Newton(s) = self {
+        if let Stepper::Theta(Theta::Newton(s)) = self {
             s.restore_trend(saved);
         }
     }
@@ -164,12 +130,12 @@ impl Stepper {
         h: f64,
     ) -> Result<lcp::Info, StepError> {
         match self {
-            Stepper::Theta(s) => s.step(lcs, x, u, w, t, h),
-            Stepper::Mechanical(s) => s.step(lcs, x, w, h),
-            Stepper::Event(s) => s.step(lcs, x, u, w, t, h),
-            Stepper::EventNonlinear(s) => s.step(lcs, x, u, w, t, h),
-            Stepper::Newton(s) => s.step(lcs, x, u, w, t, h),
-            Stepper::MechNewton(s) => s.step(lcs, x, w, t, h),
+            Stepper::Theta(Theta::Affine(s)) => s.step(lcs, x, u, w, t, h),
+            Stepper::Mechanical(Mechanical::Linear(s)) => s.step(lcs, x, w, h),
+            Stepper::EventDriven(EventDriven::Linear(s)) => s.step(lcs, x, u, w, t, h),
+            Stepper::EventDriven(EventDriven::Nonlinear(s)) => s.step(lcs, x, u, w, t, h),
+            Stepper::Theta(Theta::Newton(s)) => s.step(lcs, x, u, w, t, h),
+            Stepper::Mechanical(Mechanical::Nonlinear(s)) => s.step(lcs, x, w, t, h),
         }
     }
 
@@ -186,27 +152,27 @@ impl Stepper {
         h: f64,
     ) -> Result<(), StepError> {
         match self {
-            Stepper::Theta(s) => {
+            Stepper::Theta(Theta::Affine(s)) => {
                 s.step(lcs, x, u, w, t, h)?;
                 s.take_result(x, u);
             }
-            Stepper::Mechanical(s) => {
+            Stepper::Mechanical(Mechanical::Linear(s)) => {
                 s.step(lcs, x, w, h)?;
                 s.take_result(x, u);
             }
-            Stepper::Event(s) => {
+            Stepper::EventDriven(EventDriven::Linear(s)) => {
                 s.step(lcs, x, u, w, t, h)?;
                 s.take_result(x, u);
             }
-            Stepper::EventNonlinear(s) => {
+            Stepper::EventDriven(EventDriven::Nonlinear(s)) => {
                 s.step(lcs, x, u, w, t, h)?;
                 s.take_result(x, u);
             }
-            Stepper::Newton(s) => {
+            Stepper::Theta(Theta::Newton(s)) => {
                 s.step(lcs, x, u, w, t, h)?;
                 s.take_result(x, u);
             }
-            Stepper::MechNewton(s) => {
+            Stepper::Mechanical(Mechanical::Nonlinear(s)) => {
                 s.step(lcs, x, w, t, h)?;
                 s.take_result(x, u);
             }
@@ -218,9 +184,9 @@ impl Stepper {
     /// only; for the event-driven scheme, those of its time-stepping fallback).
     pub fn newton_stats(&self) -> Option<&NewtonStats> {
         match self {
-            Stepper::Newton(s) => Some(&s.stats),
-            Stepper::MechNewton(s) => Some(&s.stats),
-            Stepper::EventNonlinear(s) => Some(s.newton_stats()),
+            Stepper::Theta(Theta::Newton(s)) => Some(&s.stats),
+            Stepper::Mechanical(Mechanical::Nonlinear(s)) => Some(&s.stats),
+            Stepper::EventDriven(EventDriven::Nonlinear(s)) => Some(s.newton_stats()),
             _ => None,
         }
     }
@@ -228,7 +194,7 @@ impl Stepper {
     /// The nonlinear Moreau–Jean stepper, when the model has nonlinear mechanics.
     pub fn mech_newton(&mut self) -> Option<&mut MechNewtonStepper> {
         match self {
-            Stepper::MechNewton(s) => Some(s),
+            Stepper::Mechanical(Mechanical::Nonlinear(s)) => Some(s),
             _ => None,
         }
     }
@@ -236,7 +202,7 @@ impl Stepper {
     /// The Newton stepper, when the model is nonlinear.
     pub fn newton(&mut self) -> Option<&mut NewtonStepper> {
         match self {
-            Stepper::Newton(s) => Some(s),
+            Stepper::Theta(Theta::Newton(s)) => Some(s),
             _ => None,
         }
     }
@@ -251,8 +217,8 @@ impl Stepper {
     #[inline]
     pub fn event(&self) -> Option<&EventLog> {
         match self {
-            Stepper::Event(s) => Some(&s.log),
-            Stepper::EventNonlinear(s) => Some(&s.log),
+            Stepper::EventDriven(EventDriven::Linear(s)) => Some(&s.log),
+            Stepper::EventDriven(EventDriven::Nonlinear(s)) => Some(&s.log),
             _ => None,
         }
     }
@@ -262,8 +228,8 @@ impl Stepper {
     /// time-stepping schemes have no event to stop at inside their step.
     pub fn set_stop_at_events(&mut self, on: bool) {
         match self {
-            Stepper::Event(s) => s.set_stop_at_events(on),
-            Stepper::EventNonlinear(s) => s.set_stop_at_events(on),
+            Stepper::EventDriven(EventDriven::Linear(s)) => s.set_stop_at_events(on),
+            Stepper::EventDriven(EventDriven::Nonlinear(s)) => s.set_stop_at_events(on),
             _ => {}
         }
     }
@@ -281,8 +247,8 @@ impl Stepper {
         t: f64,
     ) -> Result<bool, StepError> {
         match self {
-            Stepper::Event(s) => s.update_mode(lcs, x, u, w, t),
-            Stepper::EventNonlinear(s) => s.update_mode(lcs, x, u, w, t),
+            Stepper::EventDriven(EventDriven::Linear(s)) => s.update_mode(lcs, x, u, w, t),
+            Stepper::EventDriven(EventDriven::Nonlinear(s)) => s.update_mode(lcs, x, u, w, t),
             _ => Ok(false),
         }
     }
@@ -291,13 +257,7 @@ impl Stepper {
     /// first-order time-stepping schemes), as opposed to impulses over it
     /// (mechanical) or values at its end (event-driven): see `instance::tiny_step`.
     pub fn averages_multipliers(&self) -> bool {
-        !matches!(
-            self,
-            Stepper::Mechanical(_)
-                | Stepper::MechNewton(_)
-                | Stepper::Event(_)
-                | Stepper::EventNonlinear(_)
-        )
+        matches!(self, Stepper::Theta(_))
     }
 
     /// The multipliers of the last step or of [`Stepper::consistent_multipliers`].
@@ -315,12 +275,14 @@ impl Stepper {
         t: f64,
     ) -> Result<lcp::Info, StepError> {
         match self {
-            Stepper::Theta(s) => s.consistent_multipliers(lcs, x, w, t),
-            Stepper::Mechanical(s) => s.consistent_multipliers(lcs, x, w),
-            Stepper::Event(s) => s.consistent_multipliers(lcs, x, w, t),
-            Stepper::EventNonlinear(s) => s.consistent_multipliers(lcs, x, w, t),
-            Stepper::Newton(s) => s.consistent_multipliers(lcs, x, w, t),
-            Stepper::MechNewton(s) => s.consistent_multipliers(),
+            Stepper::Theta(Theta::Affine(s)) => s.consistent_multipliers(lcs, x, w, t),
+            Stepper::Mechanical(Mechanical::Linear(s)) => s.consistent_multipliers(lcs, x, w),
+            Stepper::EventDriven(EventDriven::Linear(s)) => s.consistent_multipliers(lcs, x, w, t),
+            Stepper::EventDriven(EventDriven::Nonlinear(s)) => {
+                s.consistent_multipliers(lcs, x, w, t)
+            }
+            Stepper::Theta(Theta::Newton(s)) => s.consistent_multipliers(lcs, x, w, t),
+            Stepper::Mechanical(Mechanical::Nonlinear(s)) => s.consistent_multipliers(),
         }
     }
 
@@ -329,15 +291,15 @@ impl Stepper {
     /// (`lcsfmu check` asks [`NewtonStepper::lcp_matrix`] at the start values).
     pub fn lcp_matrix(&mut self, lcs: &Lcs, h: f64) -> Result<DMatrix<f64>, StepError> {
         match self {
-            Stepper::Theta(s) => s.lcp_matrix(lcs, h),
-            Stepper::Mechanical(s) => s.lcp_matrix(lcs, h),
-            Stepper::Event(s) => s.lcp_matrix(lcs, h),
-            Stepper::EventNonlinear(s) => s.lcp_matrix(lcs, h),
-            Stepper::Newton(s) => {
+            Stepper::Theta(Theta::Affine(s)) => s.lcp_matrix(lcs, h),
+            Stepper::Mechanical(Mechanical::Linear(s)) => s.lcp_matrix(lcs, h),
+            Stepper::EventDriven(EventDriven::Linear(s)) => s.lcp_matrix(lcs, h),
+            Stepper::EventDriven(EventDriven::Nonlinear(s)) => s.lcp_matrix(lcs, h),
+            Stepper::Theta(Theta::Newton(s)) => {
                 let (x, w) = (vec![0.0; lcs.a.nrows()], vec![0.0; lcs.e.ncols()]);
                 s.lcp_matrix(lcs, &x, &w, h)
             }
-            Stepper::MechNewton(s) => {
+            Stepper::Mechanical(Mechanical::Nonlinear(s)) => {
                 let (n, nw) = lcs
                     .mech
                     .as_ref()

@@ -14,7 +14,8 @@
 use crate::{assert_fmu_state_replays, column, initialized, model, model_edited, run};
 use lcsfmu::instance::Severity;
 use lcsfmu::model::validate;
-use lcsfmu::scheme::{newton, Stepper};
+use lcsfmu::scheme::theta::newton;
+use lcsfmu::scheme::{Mechanical, Stepper};
 use lcsfmu::system::lcs::Lcs;
 use lcsfmu::tool::simulate::Options;
 
@@ -34,7 +35,7 @@ fn linear_mechanical_models_take_the_linear_stepper() {
         let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
         let lcs = Lcs::new(&m);
         let stepper = Stepper::new(&m, &lcs);
-        let newton = matches!(stepper, Stepper::MechNewton(_));
+        let newton = matches!(stepper, Stepper::Mechanical(Mechanical::Nonlinear(_)));
         assert_eq!(newton, m.nonlinear_mechanics(), "{stem}");
         assert_eq!(newton, NONLINEAR.contains(&stem.as_str()), "{stem}");
         linear += usize::from(!newton);

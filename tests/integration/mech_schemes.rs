@@ -14,7 +14,7 @@ use super::alloc::allocations;
 use crate::{assert_fmu_state_replays, column, model_path, run};
 use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Model};
-use lcsfmu::scheme::newton;
+use lcsfmu::scheme::theta::newton;
 use lcsfmu::tool::simulate::{Options, Trajectory};
 
 /// A bundled model with another method; semi-explicit impacts are plastic

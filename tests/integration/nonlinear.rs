@@ -158,7 +158,7 @@ fn vdp_newton_takes_few_iterations_and_converges_tightly() {
         steps,
         "{n:?}"
     );
-    assert!(n.worst_residual <= lcsfmu::scheme::newton::TOL);
+    assert!(n.worst_residual <= lcsfmu::scheme::theta::newton::TOL);
     // The saturation is active on the limit cycle: u sits on both limits.
     let u = column(&t, "u");
     assert!(u.iter().any(|v| (*v - 0.5).abs() < 1e-9) && u.iter().any(|v| (*v + 0.5).abs() < 1e-9));
@@ -173,7 +173,7 @@ fn the_predicted_start_converges_in_one_iteration() {
     // LCP solve (19,999 of 20,000, measured; two were needed on every step
     // from the step's start).
     assert!(n.histogram[1] >= 19_990, "{n:?}");
-    assert!(n.worst_residual <= lcsfmu::scheme::newton::ROUNDING);
+    assert!(n.worst_residual <= lcsfmu::scheme::theta::newton::ROUNDING);
 }
 
 #[test]
@@ -189,7 +189,7 @@ fn the_trend_saves_the_second_iteration_at_larger_steps() {
         assert_eq!(n.histogram.iter().sum::<usize>(), steps, "{n:?}");
         assert_eq!(n.histogram[1] + n.histogram[2], steps, "h = {h}: {n:?}");
         assert!(n.histogram[1] >= once, "h = {h}: {n:?}");
-        assert!(n.worst_residual <= lcsfmu::scheme::newton::ROUNDING);
+        assert!(n.worst_residual <= lcsfmu::scheme::theta::newton::ROUNDING);
     }
 }
 
@@ -218,7 +218,7 @@ fn a_stiff_model_is_not_started_from_the_explicit_step() {
     let n = t.newton.clone().expect("nonlinear dynamics");
     assert!(n.histogram[1] + n.histogram[2] >= 95, "{n:?}");
     assert_eq!(n.histogram[4..].iter().sum::<usize>(), 0, "{n:?}");
-    assert!(n.worst_residual <= lcsfmu::scheme::newton::ROUNDING);
+    assert!(n.worst_residual <= lcsfmu::scheme::theta::newton::ROUNDING);
     // Each step solves x⁺ - x - h f(x⁺, t⁺) = 0.
     let x = column(&t, "x");
     for k in 0..100 {

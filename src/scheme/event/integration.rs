@@ -5,10 +5,10 @@
 //! and the time-stepping that finishes a step events cannot (accumulation, a
 //! mode that is not an ODE).
 
-use super::{solved, EventStepper, StepReport, EVENT_FLOOR, EVENT_TOL};
 use crate::lcp;
-use crate::scheme::dynamics::{Fallback, ModeDynamics};
-use crate::scheme::rk::{error_norm, hermite, next_step};
+use crate::scheme::event::rk::{error_norm, hermite, next_step};
+use crate::scheme::event::{solved, EventStepper, StepReport, EVENT_FLOOR, EVENT_TOL};
+use crate::scheme::mode::dynamics::{Fallback, ModeDynamics};
 use crate::scheme::{tidy, StepError};
 use crate::system::lcs::Lcs;
 

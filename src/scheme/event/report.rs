@@ -3,8 +3,8 @@
 //! printed by `lcsfmu compare`) and the last modes entered, which name the
 //! cycle of an accumulation in its report ([`EventLog`]).
 
-use super::CYCLE;
 use crate::lcp::Bound;
+use crate::scheme::event::CYCLE;
 
 /// What one communication step took.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -4,11 +4,11 @@
 //! time, and where an FMI 3.0 step stopped early for the importer. The step
 //! loop that finds these moments is in `integration.rs`.
 
-use super::{EventStepper, SELECT_STEP};
 use crate::lcp::{self, Bound};
-use crate::scheme::dynamics::{Fallback, ModeDynamics};
-use crate::scheme::mode::{Guard, SingularMode, DRIFT_TOL};
-use crate::scheme::rk::{brent, hermite};
+use crate::scheme::event::rk::{brent, hermite};
+use crate::scheme::event::{EventStepper, SELECT_STEP};
+use crate::scheme::mode::dynamics::{Fallback, ModeDynamics};
+use crate::scheme::mode::linear::{Guard, SingularMode, DRIFT_TOL};
 use crate::scheme::{tidy, StepError};
 use crate::system::lcs::Lcs;
 

@@ -5,8 +5,10 @@
 //! [`ACCUMULATION_DRIFT`] of them; otherwise the event fails with the reason
 //! and nothing changes (see the parent module).
 
-use super::{EventOutcome, Exchange, ExchangeMode, ACCUMULATING, ACCUMULATION_DRIFT, NEVER};
 use crate::lcp::Bound;
+use crate::scheme::exchange::{
+    EventOutcome, Exchange, ExchangeMode, ACCUMULATING, ACCUMULATION_DRIFT, NEVER,
+};
 use crate::scheme::StepError;
 use crate::system::lcs::Lcs;
 

@@ -41,8 +41,8 @@
 //! slide, as in Aljarbouh and Caillaud's chattering detection, and step 2
 //! bounds the move onto it by the last step.
 
-use super::{Exchange, ExchangeMode};
 use crate::lcp::Bound;
+use crate::scheme::exchange::{Exchange, ExchangeMode};
 use crate::system::lcs::Lcs;
 
 /// The most steps an importer may complete between two stepped-over events

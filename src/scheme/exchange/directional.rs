@@ -6,9 +6,9 @@
 //! programs (`mode_nl/directional.rs`); along inputs it is refused, since the
 //! gradient pass of a nonlinear model does not differentiate its inputs.
 
-use super::Exchange;
-use crate::scheme::mode::{ModeSystem, SingularMode};
-use crate::scheme::mode_nl::NonlinearMode;
+use crate::scheme::exchange::Exchange;
+use crate::scheme::mode::linear::{ModeSystem, SingularMode};
+use crate::scheme::mode::nonlinear::NonlinearMode;
 use crate::scheme::StepError;
 use crate::system::lcs::Lcs;
 

@@ -11,8 +11,8 @@
 //! same bits) or scratch space of one event. Restoring copies into the
 //! buffers sized at instantiation and allocates nothing.
 
-use super::{Exchange, ExchangeMode, NEVER};
 use crate::lcp::Bound;
+use crate::scheme::exchange::{Exchange, ExchangeMode, NEVER};
 
 /// The engine's dynamic data.
 #[derive(Clone, Debug, PartialEq)]

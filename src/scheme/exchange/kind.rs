@@ -18,9 +18,9 @@
 //! relative degree one (the buck converter's diode at `iL = 0`) picks the
 //! sliding mode from within one selection step and projects onto it.
 
-use crate::scheme::dynamics::ModeDynamics;
-use crate::scheme::mode::ModeSystem;
-use crate::scheme::mode_nl::NonlinearMode;
+use crate::scheme::mode::dynamics::ModeDynamics;
+use crate::scheme::mode::linear::ModeSystem;
+use crate::scheme::mode::nonlinear::NonlinearMode;
 
 /// A mode the Model Exchange engine can run on (see the module's text).
 pub trait ExchangeMode: ModeDynamics {

@@ -4,8 +4,8 @@
 //! event puts back the mode, the time events and a nonlinear mode's iterate
 //! as they were, so a refused call changes nothing.
 
-use super::{capture, EventOutcome, Exchange, ExchangeMode};
 use crate::scheme::event::EVENT_FLOOR;
+use crate::scheme::exchange::{capture, EventOutcome, Exchange, ExchangeMode};
 use crate::scheme::StepError;
 use crate::system::lcs::Lcs;
 

@@ -4,10 +4,10 @@
 //! constraints of the mode chosen (see the parent module). Also the building
 //! of a mode for the current inputs, which assigns the indicator slots.
 
-use super::{EventOutcome, Exchange, ExchangeMode};
 use crate::lcp::{self, Bound};
 use crate::scheme::event::SELECT_STEP;
-use crate::scheme::mode::{Guard, SingularMode};
+use crate::scheme::exchange::{EventOutcome, Exchange, ExchangeMode};
+use crate::scheme::mode::linear::{Guard, SingularMode};
 use crate::scheme::StepError;
 use crate::system::lcs::Lcs;
 

@@ -34,7 +34,7 @@
 //! shorter than a window is not seen. A linear mode reads no time: all of
 //! this compiles away for it.
 
-use super::{Exchange, ExchangeMode};
+use crate::scheme::exchange::{Exchange, ExchangeMode};
 use crate::system::lcs::Lcs;
 
 /// How far before the pending time event (relative to its time) an event

@@ -10,7 +10,7 @@
 use crate::error::Error;
 use crate::instance::variables;
 use crate::model::{validate, Model};
-use crate::scheme::Stepper;
+use crate::scheme::{Stepper, Theta};
 use crate::system::lcs::Lcs;
 use crate::tool::conformance;
 use nalgebra::{DMatrix, DVector};
@@ -127,7 +127,7 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     let mut stepper = Stepper::new(&model, &lcs);
     super::nonlinear::print(&model, &lcs, &mut stepper, h);
     super::mech_nonlinear::print(&model, &lcs, &mut stepper, h);
-    let newton = model.nonlinear_dynamics() && !matches!(stepper, Stepper::Theta(_));
+    let newton = model.nonlinear_dynamics() && !matches!(stepper, Stepper::Theta(Theta::Affine(_)));
     if newton || model.nonlinear_mechanics() {
         return Ok(ExitCode::SUCCESS);
     }

@@ -6,7 +6,7 @@
 
 use crate::model::program::Nonlinear;
 use crate::model::{ExprMatrix, Model};
-use crate::scheme::Stepper;
+use crate::scheme::{Stepper, Theta};
 use crate::system::lcs::Lcs;
 use crate::tool::docs::equations::program_text;
 
@@ -90,7 +90,7 @@ pub fn print(model: &Model, lcs: &Lcs, stepper: &mut Stepper, h: f64) {
     let pair_names: Vec<&str> = model.pairs.iter().map(|p| p.name.as_str()).collect();
     pattern("dc/dx", &s.c, nl, Rows::Y, 0, nx, &pair_names, nu);
     pattern("dc/du", &s.d, nl, Rows::Y, nx, nu, &pair_names, nu);
-    if matches!(stepper, Stepper::Theta(_)) {
+    if matches!(stepper, Stepper::Theta(Theta::Affine(_))) {
         println!(
             "  the remainders read only time, inputs and parameters: sources of an affine \
              time-varying LCS, one LCP per step (the linear theta step, each source an input \

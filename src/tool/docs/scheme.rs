@@ -27,8 +27,8 @@ pub(super) fn scheme(h: &mut String, model: &Model) {
             "nonlinear step",
             format!(
                 "Newton–Josephy: one LCP of the linearization per iteration, a line search on the natural residual, convergence when every component is below {} of its terms' size (at most {} iterations)",
-                number(crate::scheme::newton::TOL),
-                crate::scheme::newton::MAX_ITERATIONS
+                number(crate::scheme::theta::newton::TOL),
+                crate::scheme::theta::newton::MAX_ITERATIONS
             ),
         );
     }
@@ -37,8 +37,8 @@ pub(super) fn scheme(h: &mut String, model: &Model) {
             "nonlinear step",
             format!(
                 "Newton–Josephy: one contact LCP of the linearization per iteration, full steps, convergence when every component is below {} of its terms' size (at most {} iterations)",
-                number(crate::scheme::newton::TOL),
-                crate::scheme::newton::MAX_ITERATIONS
+                number(crate::scheme::theta::newton::TOL),
+                crate::scheme::theta::newton::MAX_ITERATIONS
             ),
         );
     }

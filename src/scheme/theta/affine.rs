@@ -23,26 +23,26 @@
 //!
 //! A model whose nonlinear remainders read only `time`, inputs and
 //! parameters (sources in time) is stepped here too: each source is one more
-//! input column, read at the scheme's evaluation points (`theta/sources.rs`),
+//! input column, read at the scheme's evaluation points (`theta/affine/sources.rs`),
 //! so its step is one LCP, as a linear model's.
 //!
 //! This file holds the workspace and the step's dispatch; what changes with
-//! h is computed in `theta/prepare.rs`, the step's arithmetic lives in
-//! `theta/products.rs`.
+//! h is computed in `theta/affine/prepare.rs`, the step's arithmetic lives in
+//! `theta/affine/products.rs`.
 
 mod prepare;
 mod products;
 mod sources;
 
-use super::dims::{Dims, Dyn, Fixed, FIXED_LIMIT};
-use super::{StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::linalg::{gemv_acc, Lu};
 use crate::model::ThetaGamma;
+use crate::scheme::dims::{Dims, Dyn, Fixed, FIXED_LIMIT};
+use crate::scheme::{StepError, StepSize};
 use crate::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 use products::{advance, Layout, Products, Vectors};
-pub(super) use sources::Sources;
+pub(in crate::scheme) use sources::Sources;
 
 /// The step at run-time or compile-time sizes: [`ThetaStepper::step_in`] for one [`Dims`].
 type StepFn = fn(&mut ThetaStepper, &Lcs, &[f64], &[f64], f64) -> Result<lcp::Info, StepError>;
@@ -195,7 +195,7 @@ impl ThetaStepper {
 
     /// One step of size `h` from state `x` and multipliers `u` at time `t`
     /// with inputs `w`; the result is in `x_next`, `u_next`, `y_next`. Step
-    /// sizes within [`super::SAME_STEP`] of the cached one reuse its
+    /// sizes within [`crate::scheme::SAME_STEP`] of the cached one reuse its
     /// matrices. `u` is read only with `γ < 1`, `t` only by sources in time.
     #[inline]
     pub fn step(
@@ -244,8 +244,8 @@ impl ThetaStepper {
     }
 
     /// Runs the step at the compile-time sizes `NX`, `NU`, `NW` from now on, when
-    /// they are this stepper's (and within [`super::dims::FIXED_LIMIT`]); returns whether it
-    /// does. The numbers are the same either way (see [`super::dims`]).
+    /// they are this stepper's (and within [`crate::scheme::dims::FIXED_LIMIT`]); returns whether it
+    /// does. The numbers are the same either way (see [`crate::scheme::dims`]).
     pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
         // A constant condition first: a large model's FMU never instantiates the step.
         if !Fixed::<NX, NU, NW>::SMALL || !Fixed::<NX, NU, NW>::fits(self.nx, self.nu, self.nw_step)

@@ -4,8 +4,8 @@
 //! the backtracking line search on the natural residual that globalizes the
 //! iteration. See [`super`] for the iteration and its convergence test.
 
-use super::{NewtonStepper, TOL};
-use crate::scheme::residual::{Spread, StepData};
+use crate::scheme::theta::newton::{NewtonStepper, TOL};
+use crate::scheme::theta::residual::{Spread, StepData};
 
 /// Halvings of the line search before it is given up.
 const MAX_HALVINGS: usize = 30;
@@ -15,7 +15,7 @@ impl NewtonStepper {
     /// explicit θ-step `x̃ = x - R(x, ū)`, plus `hθ (h / h₋)(f - f₋)` when
     /// the step continues the trend (`f = f(x, ū)` at the step's end time,
     /// `f₋` the same at the last step's start: the secant of `f` over that
-    /// step extrapolated to this one's end, see [`crate::scheme::trend`]), when
+    /// step extrapolated to this one's end, see [`crate::scheme::theta::trend`]), when
     /// that lowers the states' part of the merit (both measured with the
     /// scales at `x̃`); `ū` stays.
     /// Returns whether it did, with `cur` evaluated at `x̃`; otherwise the

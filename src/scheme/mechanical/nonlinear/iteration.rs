@@ -6,9 +6,9 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::MechNewtonStepper;
 use crate::lcp;
 use crate::model::program::Point;
+use crate::scheme::mechanical::nonlinear::MechNewtonStepper;
 use crate::scheme::{tidy, StepError};
 use crate::system::mechanics::MechSystem;
 

@@ -13,9 +13,9 @@
 //! bounds, free pairs and how each is held, guards, iterate) and puts it
 //! back, in buffers sized once.
 
-use super::NonlinearMode;
 use crate::lcp::Bound;
-use crate::scheme::mode::Guard;
+use crate::scheme::mode::linear::Guard;
+use crate::scheme::mode::nonlinear::NonlinearMode;
 
 /// What a [`NonlinearMode`] is between builds.
 pub(super) struct Kept {

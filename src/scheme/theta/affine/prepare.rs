@@ -3,9 +3,9 @@
 //! (with `C` folded in) stored in the stepper's `step_data` in the order of
 //! [`Layout`].
 
-use super::products::Layout;
-use super::ThetaStepper;
 use crate::linalg::{gemv_acc, store_product, store_rows};
+use crate::scheme::theta::affine::products::Layout;
+use crate::scheme::theta::affine::ThetaStepper;
 use crate::scheme::StepError;
 use crate::system::lcs::Lcs;
 

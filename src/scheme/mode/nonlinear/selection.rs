@@ -6,9 +6,9 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::free_pairs::Jacobians;
-use super::NonlinearMode;
 use crate::lcp::Problem;
+use crate::scheme::mode::nonlinear::free_pairs::Jacobians;
+use crate::scheme::mode::nonlinear::NonlinearMode;
 use crate::system::lcs::Lcs;
 
 impl NonlinearMode {

@@ -3,7 +3,7 @@
 //! The classical alternative to time-stepping (zero-crossing slides): in each
 //! mode (an active set, see `scheme::mode`) the system is an ODE (a
 //! linear one for a linear model, a nonlinear one with sources in `time`
-//! for a nonlinear model, see [`mode_nl`](super::mode_nl); the stepper is
+//! for a nonlinear model, see [`mode::nonlinear`](crate::scheme::mode::nonlinear); the stepper is
 //! generic over the two, see `scheme::dynamics`),
 //! integrated with an embedded Runge–Kutta pair and step-size control;
 //! after each accepted step the mode's guards are checked for a sign change,
@@ -40,15 +40,17 @@ mod integration;
 mod report;
 mod switching;
 
+mod rk;
+
 pub use report::{EventLog, StepReport};
 
-use super::dynamics::{Fallback, ModeDynamics};
-use super::mode::{Guard, ModeSystem};
-use super::mode_nl::NonlinearMode;
-use super::rk::Stages;
-use super::{NewtonStats, NewtonStepper, StepError, ThetaStepper};
 use crate::lcp::{self, Bound, Problem, Solver};
 use crate::model::{EventSettings, ThetaGamma};
+use crate::scheme::event::rk::Stages;
+use crate::scheme::mode::dynamics::{Fallback, ModeDynamics};
+use crate::scheme::mode::linear::{Guard, ModeSystem};
+use crate::scheme::mode::nonlinear::NonlinearMode;
+use crate::scheme::{NewtonStats, NewtonStepper, StepError, ThetaStepper};
 use crate::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 
@@ -102,6 +104,32 @@ pub struct EventStepper<M = ModeSystem, B = ThetaStepper> {
     /// The guard that fired at the event the last step stopped at; the mode
     /// changes when [`EventStepper::update_mode`] handles it.
     pending: Option<Guard>,
+}
+
+/// The event-driven scheme's workspace, in the form the model's system takes,
+/// chosen once at instantiation: modes of a linear model are linear ODEs
+/// stepped by the affine theta step where events accumulate; those of a
+/// nonlinear one (or one with sources in time) are nonlinear ODEs, finished
+/// by the Newton step. Both are the one [`EventStepper`], compiled for its
+/// mode kind.
+#[allow(clippy::large_enum_variant)]
+pub enum EventDriven {
+    Linear(EventStepper),
+    Nonlinear(NonlinearEventStepper),
+}
+
+impl EventDriven {
+    pub fn new(model: &crate::model::Model) -> EventDriven {
+        let (nx, nu, nw) = (model.nx(), model.nu(), model.nw());
+        let (theta, settings) = (model.scheme.theta, model.scheme.event);
+        if model.nonlinear_dynamics() {
+            EventDriven::Nonlinear(NonlinearEventStepper::nonlinear(
+                nx, nu, nw, theta, settings,
+            ))
+        } else {
+            EventDriven::Linear(EventStepper::new(nx, nu, nw, theta, settings))
+        }
+    }
 }
 
 impl EventStepper {

@@ -52,8 +52,8 @@
 //! positive percussion), a function of the step's data: a run restored from an
 //! FMU state repeats the same solves without saving a second active set.
 
-use super::contact::{Contacts, Inverse};
 use crate::lcp::{self, Bound};
+use crate::scheme::mechanical::contact::{Contacts, Inverse};
 use crate::system::mechanics::MechSystem;
 
 /// Workspace of the projection: the normal rows of the model with `M` as the

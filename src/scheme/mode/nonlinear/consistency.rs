@@ -8,9 +8,9 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::NonlinearMode;
 use crate::lcp::Bound;
-use crate::scheme::mode::{Guard, DRIFT_TOL};
+use crate::scheme::mode::linear::{Guard, DRIFT_TOL};
+use crate::scheme::mode::nonlinear::NonlinearMode;
 use crate::system::lcs::Lcs;
 
 impl NonlinearMode {

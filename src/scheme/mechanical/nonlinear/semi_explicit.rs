@@ -34,11 +34,11 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::residual::scaled;
-use super::MechNewtonStepper;
 use crate::lcp;
 use crate::model::program::Point;
-use crate::scheme::newton::{MAX_ITERATIONS, TOL};
+use crate::scheme::mechanical::nonlinear::residual::scaled;
+use crate::scheme::mechanical::nonlinear::MechNewtonStepper;
+use crate::scheme::theta::newton::{MAX_ITERATIONS, TOL};
 use crate::scheme::StepError;
 use crate::system::mechanics::MechSystem;
 

@@ -36,11 +36,11 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::mode::{Guard, SingularMode};
-use super::StepError;
 use crate::lcp::Bound;
 use crate::linalg::Lu;
 use crate::model::program::Point;
+use crate::scheme::mode::linear::{Guard, SingularMode};
+use crate::scheme::StepError;
 use crate::system::lcs::Lcs;
 use nalgebra::DMatrix;
 

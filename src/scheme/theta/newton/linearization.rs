@@ -8,10 +8,10 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::NewtonStepper;
 use crate::lcp;
 use crate::model::program::Point;
-use crate::scheme::residual::StepData;
+use crate::scheme::theta::newton::NewtonStepper;
+use crate::scheme::theta::residual::StepData;
 use crate::scheme::StepError;
 
 impl NewtonStepper {

@@ -34,12 +34,12 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::residual::scaled;
 use crate::lcp::{self, Bound};
 use crate::model::program::Point;
-use crate::scheme::contact::{Contacts, Inverse};
-use crate::scheme::newton::{MAX_ITERATIONS, TOL};
-use crate::scheme::projection::normal_rows;
+use crate::scheme::mechanical::contact::{Contacts, Inverse};
+use crate::scheme::mechanical::nonlinear::residual::scaled;
+use crate::scheme::mechanical::projection::normal_rows;
+use crate::scheme::theta::newton::{MAX_ITERATIONS, TOL};
 use crate::scheme::StepError;
 use crate::system::mech_nonlinear::MechPrograms;
 use crate::system::mechanics::MechSystem;

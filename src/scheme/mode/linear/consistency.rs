@@ -7,7 +7,7 @@
 // Index loops over rows and columns of several matrices read more plainly here.
 #![allow(clippy::needless_range_loop)]
 
-use super::{ModeSystem, DRIFT_TOL};
+use crate::scheme::mode::linear::{ModeSystem, DRIFT_TOL};
 
 impl ModeSystem {
     /// How far the free pairs held through their derivative are from `y = 0`

@@ -17,10 +17,10 @@
 //! an accumulation or in a mode that cannot be followed: the linear
 //! theta-method for a linear model, the Newton–Josephy step for a nonlinear one.
 
-use super::mode::{Guard, ModeSystem, SingularMode};
-use super::mode_nl::NonlinearMode;
-use super::{NewtonStepper, StepError, ThetaStepper};
 use crate::lcp::{self, Bound, Problem};
+use crate::scheme::mode::linear::{Guard, ModeSystem, SingularMode};
+use crate::scheme::mode::nonlinear::NonlinearMode;
+use crate::scheme::{NewtonStepper, StepError, ThetaStepper};
 use crate::system::lcs::Lcs;
 use nalgebra::DMatrix;
 

@@ -5,7 +5,7 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::MechNewtonStepper;
+use crate::scheme::mechanical::nonlinear::MechNewtonStepper;
 use crate::system::mechanics::MechSystem;
 
 impl MechNewtonStepper {

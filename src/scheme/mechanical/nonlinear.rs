@@ -25,7 +25,7 @@
 //! residual, so the accepted step solves the scheme's equations all the same.
 //! Full Newton steps (no line search).
 //!
-//! Convergence, scale-invariant (as [`super::newton`]): every component of
+//! Convergence, scale-invariant (as [`crate::scheme::theta::newton`]): every component of
 //! the residual `Φ` is below [`TOL`] times the magnitude of its terms. The
 //! momentum rows: `|M (v̄ - v)|₊ + h (θ |F̄|₊ + (1-θ) |F₀|₊) + |Ḡᵀ p|₊ + |T̄ᵀ p_t|₊`
 //! (each `|·|₊` sums the absolute values of the terms); the contact rows use
@@ -58,12 +58,12 @@ mod residual;
 mod semi_explicit;
 mod start;
 
-use super::contact::{Contacts, Inverse};
-use super::memo::PointMemo;
-use super::newton::{NewtonStats, MAX_ITERATIONS, TOL};
-use super::{StepError, StepSize};
 use crate::lcp::{self, Bound};
 use crate::model::{Impact, Method, Scheme};
+use crate::scheme::mechanical::contact::{Contacts, Inverse};
+use crate::scheme::memo::PointMemo;
+use crate::scheme::theta::newton::{NewtonStats, MAX_ITERATIONS, TOL};
+use crate::scheme::{StepError, StepSize};
 use crate::system::lcs::Lcs;
 use crate::system::mechanics::MechSystem;
 use nalgebra::DMatrix;

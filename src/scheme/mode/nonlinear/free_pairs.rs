@@ -7,8 +7,8 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::{NonlinearMode, FREE_ITERATIONS, FREE_TOL};
 use crate::model::program::Point;
+use crate::scheme::mode::nonlinear::{NonlinearMode, FREE_ITERATIONS, FREE_TOL};
 use crate::scheme::StepError;
 use crate::system::lcs::Lcs;
 use nalgebra::DMatrix;

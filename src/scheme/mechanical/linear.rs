@@ -19,9 +19,9 @@
 //!   the others are pinned at zero through their bounds, so the LCP matrix stays
 //!   the same from step to step and its factorizations stay cached.
 //!   The projected variant then moves `q⁺` onto `G q + g0 >= 0` (see
-//!   [`super::projection`]); the direct-projection variant keeps an index set
+//!   `projection`); the direct-projection variant keeps an index set
 //!   with hysteresis and projects its contacts (see
-//!   [`super::direct_projection`]).
+//!   `direct_projection`).
 //!
 //! Friction (per contact, along its slip velocity `s = T v⁺ + Tw w + t0`) is the
 //! Coulomb block of the notes with the contact's own normal reaction `λ`:
@@ -32,12 +32,14 @@
 //! contacts' coupling, and a chain's LCP is banded: long chains get the band
 //! solver, whose cost per step grows linearly with the chain.
 
-use super::contact::{Contacts, Inverse};
-use super::direct_projection::{decode_index_set, encode_index_set, DirectProjector};
-use super::projection::Projection;
-use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Bound};
 use crate::model::{Impact, Method, Scheme};
+use crate::scheme::mechanical::contact::{Contacts, Inverse};
+use crate::scheme::mechanical::direct_projection::{
+    decode_index_set, encode_index_set, DirectProjector,
+};
+use crate::scheme::mechanical::projection::Projection;
+use crate::scheme::{tidy, StepError, StepSize};
 use crate::system::lcs::Lcs;
 use crate::system::mechanics::MechSystem;
 use nalgebra::DMatrix;

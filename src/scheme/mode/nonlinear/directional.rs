@@ -12,8 +12,8 @@
 //! approximation otherwise; `lcsfmu check` compares it with central
 //! differences.
 
-use super::free_pairs::Jacobians;
-use super::NonlinearMode;
+use crate::scheme::mode::nonlinear::free_pairs::Jacobians;
+use crate::scheme::mode::nonlinear::NonlinearMode;
 use crate::scheme::StepError;
 use crate::system::lcs::Lcs;
 

@@ -70,12 +70,12 @@
 mod linearization;
 mod search;
 
-use super::memo::PointMemo;
-use super::residual::{EndJacobian, Residual, Spread, StepData};
-use super::trend::{RhsTrend, Trend};
-use super::{tidy, StepError, StepSize};
 use crate::lcp::{self, Problem, Solver};
 use crate::linalg::Lu;
+use crate::scheme::memo::PointMemo;
+use crate::scheme::theta::residual::{EndJacobian, Residual, Spread, StepData};
+use crate::scheme::theta::trend::{RhsTrend, Trend};
+use crate::scheme::{tidy, StepError, StepSize};
 use crate::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 

@@ -37,10 +37,10 @@
 //! pinned at its upper bound 0; a contact in the index set is unbounded above
 //! and never there), see [`encode_index_set`].
 
-use super::contact::{Contacts, Inverse};
-use super::projection::normal_rows;
 use crate::lcp::{self, Bound};
 use crate::model::DirectProjection;
+use crate::scheme::mechanical::contact::{Contacts, Inverse};
+use crate::scheme::mechanical::projection::normal_rows;
 use crate::system::mechanics::{MechSystem, Sparse};
 
 /// Workspace of the direct projection: the gap rows with the identity as the

@@ -50,9 +50,9 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::memo::PointMemo;
 use crate::lcp::Solver;
 use crate::model::program::Point;
+use crate::scheme::memo::PointMemo;
 use crate::system::lcs::Lcs;
 use nalgebra::DMatrix;
 

@@ -6,10 +6,10 @@
 //! One stepper, [`Mechanical`], in one of two forms chosen once, at
 //! instantiation:
 //!
-//! - [`Mechanical::Linear`] ([`linear`]): forces, gaps and slips are linear
+//! - [`Mechanical::Linear`] (`linear.rs`): forces, gaps and slips are linear
 //!   in the coordinates and velocities; the LCP matrix depends on the step
 //!   size only and stays cached, and long chains get the band solver.
-//! - [`Mechanical::Nonlinear`] ([`nonlinear`]): nonlinear forces, gaps or
+//! - [`Mechanical::Nonlinear`] (`nonlinear.rs`): nonlinear forces, gaps or
 //!   slips; each step is a Newton loop of such LCPs on the linearization at
 //!   the iterate, with the same schemes, projections and friction.
 //!
@@ -19,8 +19,8 @@
 
 pub(crate) mod contact;
 pub(crate) mod direct_projection;
-pub mod linear;
-pub mod nonlinear;
+mod linear;
+mod nonlinear;
 pub(crate) mod projection;
 
 pub use linear::MechStepper;

@@ -4,7 +4,7 @@
 //! One stepper, [`Theta`], in one of two forms chosen once, at instantiation,
 //! from the model's system:
 //!
-//! - [`Theta::Affine`] ([`affine`]): the system is affine in the states and
+//! - [`Theta::Affine`] (`affine.rs`): the system is affine in the states and
 //!   multipliers (a linear model, or one whose nonlinear remainders read only
 //!   `time`, inputs and parameters: sources of an affine time-varying LCS).
 //!   Its Jacobians are constant, so a step is one box LCP whose matrices are
@@ -13,14 +13,14 @@
 //!   multipliers. A step is the same theta step, a nonlinear complementarity
 //!   problem, solved by a Newton–Josephy iteration of box LCPs on the
 //!   linearization, globalized by a line search on the residual of
-//!   [`residual`], started from the right-hand side's [`trend`]. For an
+//!   `residual`, started from the right-hand side's [`trend`]. For an
 //!   affine system its first iteration is the affine form's step.
 //!
 //! The affine form is the nonlinear one with the linearization computed once;
 //! it is kept as its own arithmetic because it is the cheapest step there is
 //! (`scripts/count-instructions.sh`), and every model that can take it does.
 
-pub mod affine;
+mod affine;
 pub mod newton;
 pub(crate) mod residual;
 pub mod trend;

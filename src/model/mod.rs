@@ -271,7 +271,7 @@ impl Model {
 
     /// Whether a mechanical model's forces, gaps or slips are nonlinear (or
     /// read `time`): Moreau–Jean then runs a Newton iteration (see
-    /// `scheme::mech_newton`).
+    /// `scheme::mechanical` (its nonlinear form)).
     pub fn nonlinear_mechanics(&self) -> bool {
         self.mechanics
             .as_ref()
@@ -279,7 +279,7 @@ impl Model {
     }
 
     /// Whether the dynamics are nonlinear or read `time`: the theta step then
-    /// runs a Newton iteration (see `scheme::newton`).
+    /// runs a Newton iteration (see `scheme::theta::newton`).
     pub fn nonlinear_dynamics(&self) -> bool {
         self.nonlinear.as_ref().is_some_and(|n| n.dynamics())
     }

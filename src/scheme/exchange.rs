@@ -3,7 +3,7 @@
 //!
 //! In each mode (an active set, see `scheme::mode`) a first-order LCS is a
 //! linear ODE, and a nonlinear first-order model a nonlinear one whose free
-//! pairs are solved at each state (`scheme::mode_nl`); the engine is generic
+//! pairs are solved at each state (`scheme::mode::nonlinear`); the engine is generic
 //! over the two ([`ExchangeMode`]). Model Exchange hands the mode's ODE to the
 //! importer's integrator:
 //! [`Exchange::derivatives`] is the mode's right-hand side and

@@ -3,7 +3,7 @@
 //! `M v' = Fq q + Fv v + F w + f + G^T λ + T^T λ_t`, `q' = v`, gaps
 //! `g = G q + g0`, slip velocities `T v + Tw w + t0` (plus, in a model with
 //! nonlinear parts, the compiled remainders of [`MechPrograms`], which the
-//! Newton step of `scheme::mech_newton` evaluates). A [`crate::model::Mechanics`]
+//! Newton step of `scheme::mechanical` (its nonlinear form) evaluates). A [`crate::model::Mechanics`]
 //! keeps these as parameter expressions; [`MechSystem::assemble`] evaluates them
 //! into sparse matrices whose structure is fixed when the instance is created (a
 //! chain of 10,000 bodies has about 30,000 nonzeros, not 10^8), and refuses

@@ -1,4 +1,4 @@
-//! The event-driven scheme on nonlinear first-order models (`src/scheme/mode_nl.rs`)
+//! The event-driven scheme on nonlinear first-order models (`src/scheme/mode/nonlinear.rs`)
 //! through the core `Instance`:
 //! - a guard nonlinear in the state located on the interpolant: `u = clamp(s², -1, 1/4)`
 //!   with `s = sin t`, `z' = u`; the limit is reached at `t = π/6`, left at `5π/6`, and

@@ -6,7 +6,7 @@
 //! (With the previous test, absolute for small data, the grams versions of the
 //! friction models kept other active sets.) The nonlinear models' Newton
 //! iteration is held to the same: its convergence test measures each pair in
-//! the units of its relation (`src/scheme/residual.rs`), so a multiplier in
+//! the units of its relation (`src/scheme/theta/residual.rs`), so a multiplier in
 //! other units than its relation (`diode_square`, `diode_bridge_source` in
 //! units of 2^-30 A) takes the same iterations to the same answer.
 

@@ -1,4 +1,4 @@
-"""The event-driven scheme (`--scheme event-driven`, src/scheme/event.rs) through FMPy: embedded
+"""The event-driven scheme (`--scheme event-driven`, src/scheme/event/mod.rs) through FMPy: embedded
 Runge-Kutta in each mode, events located with Brent's method, time-stepping where events
 accumulate. Against the closed forms of validation.md §1, §3-§6 (and tests/integration/event.rs).
 
@@ -262,7 +262,7 @@ def test_spiral_events_at_the_axis_crossings(ed):
 @pytest.mark.parametrize("model, h, mid, n, switch", [
     ("rlc_diode", 0.05, 20, 40, ("u_D", lambda u: u == 0.0, lambda u: u > 0.0)),   # t_s 1.209
     ("relay_feedback", 0.01, 30, 60, ("u", lambda u: u == 1.0, lambda u: abs(u) < 1.0)),  # .414
-    # nonlinear modes (src/scheme/mode_nl.rs): the saturation reached at t = 0.1965
+    # nonlinear modes (src/scheme/mode/nonlinear.rs): the saturation reached at t = 0.1965
     ("vdp_saturation", 0.01, 10, 40, ("u_hi", lambda u: u == 0.0, lambda u: u > 0.0)),
 ])
 def test_fmu_state_replays_across_an_event(ed, slaves, model, h, mid, n, switch):

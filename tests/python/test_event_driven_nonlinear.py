@@ -1,4 +1,4 @@
-"""The event-driven scheme on a nonlinear first-order model (src/scheme/mode_nl.rs):
+"""The event-driven scheme on a nonlinear first-order model (src/scheme/mode/nonlinear.rs):
 vdp_saturation with method = "event-driven" against an independent integration with SciPy.
 
 The reference integrates x1' = x2, x2' = mu (1 - x1^2) x2 - x1 + u, u = clamp(-k x2, -umax,

@@ -383,7 +383,7 @@ def test_projected_ball_stays_above_the_ground_and_rests(lcsfmu_bin, tmp_path, e
     e = 0.5, h = 1e-3; 253.5 steps before it for e = 0.9, h = 2e-3, 215 with the LCP's
     previous acceptance test, absolute for small data, which decided the last tiny bounces
     differently): impacts found one step late bounce on the approach speed at the step's
-    start, which only dissipates (see src/scheme/projection.rs)."""
+    start, which only dissipates (see src/scheme/mechanical/projection.rs)."""
     toml = projected((MODELS_DIR / "bouncing_ball.toml").read_text())
     fmu = build(lcsfmu_bin, tmp_path, "bouncing_ball_projected", toml)
     r = cosim(fmu, output_interval=h, stop_time=stop, start_values={"e": e})

@@ -1,6 +1,6 @@
 //! The position correction of `moreau-jean-projected` on a model with
 //! nonlinear gaps: the linear correction of [`crate::scheme`]'s projection
-//! (see `scheme/projection.rs`) with a Newton loop for the curved constraints.
+//! (see `scheme/mechanical/projection.rs`) with a Newton loop for the curved constraints.
 //!
 //! After the converged velocity step, the positions `q⁺` are moved onto
 //! `g(q) >= 0` by the smallest change in the mass norm: the point `q*` with

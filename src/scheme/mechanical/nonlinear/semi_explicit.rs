@@ -1,5 +1,5 @@
 //! The semi-explicit scheme on a model with nonlinear forces, gaps or slips:
-//! the position-level step of the linear scheme (`scheme/mechanical.rs`) with
+//! the position-level step of the linear scheme (`scheme/mechanical/linear.rs`) with
 //! a Newton–Josephy loop for the curved gaps and slips.
 //!
 //! The forces are explicit, at the step's start: `v_f = v + h M⁻¹ F(q, v, t)`.

@@ -59,7 +59,7 @@ pub fn gemv_from(y: &mut [f64], b: &[f64], a: &DMatrix<f64>, x: &[f64]) {
 }
 
 /// A row-major matrix borrowed from a larger buffer: how the step path reads
-/// its products (see `scheme::theta`, which keeps them all in one buffer).
+/// its products (see `scheme::theta::affine`, which keeps them all in one buffer).
 ///
 /// Written as dot products, the inner loop is a serial reduction that LLVM
 /// keeps scalar: no vector prologue and epilogue around two or three elements

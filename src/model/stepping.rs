@@ -21,12 +21,12 @@ pub enum Method {
     /// Moreau–Jean followed by a projection of the positions onto the
     /// admissible set (`G q + g0 >= 0`, smallest correction in the M-norm),
     /// and the impact the step missed on projected contacts still approaching
-    /// (see `scheme::projection`).
+    /// (see `scheme::mechanical::projection`).
     MoreauJeanProjected,
     /// Siconos' `MoreauJeanDirectProjectionOSI`: Moreau–Jean with an index set
     /// that has separate activation and deactivation thresholds, followed by
     /// Siconos' projection of the positions of the index set's contacts onto
-    /// `G q + g0 >= 0` (Euclidean metric; see `scheme::direct_projection`).
+    /// `G q + g0 >= 0` (Euclidean metric; see `scheme::mechanical::direct_projection`).
     MoreauJeanDirectProjection,
     /// First-order, event-driven: each mode (active set) is a linear ODE
     /// integrated by an embedded Runge–Kutta pair; mode switches are located

@@ -1,7 +1,7 @@
 //! The event-driven scheme seen from a Model Exchange importer: the importer
 //! integrates, the model says where the modes end and what comes next.
 //!
-//! In each mode (an active set, see `scheme::mode`) a first-order LCS is a
+//! In each mode (an active set, see `scheme::mode::linear`) a first-order LCS is a
 //! linear ODE, and a nonlinear first-order model a nonlinear one whose free
 //! pairs are solved at each state (`scheme::mode::nonlinear`); the engine is generic
 //! over the two ([`ExchangeMode`]). Model Exchange hands the mode's ODE to the

@@ -11,7 +11,7 @@
 //!   points (`θ F(t+h) + (1-θ) F(t)`);
 //! - with a smooth nonlinear term the Newton step runs the same sweep without
 //!   a discarded step (its scales see a state at rest at zero, see
-//!   `scheme::residual`).
+//!   `scheme::theta::residual`).
 
 use crate::{initialized, run};
 use lcsfmu::model::{validate, Model};

@@ -1,10 +1,10 @@
 //! Event-driven integration of a first-order model, with zero-crossing location.
 //!
 //! The classical alternative to time-stepping (zero-crossing slides): in each
-//! mode (an active set, see `scheme::mode`) the system is an ODE (a
+//! mode (an active set, see `scheme::mode::linear`) the system is an ODE (a
 //! linear one for a linear model, a nonlinear one with sources in `time`
 //! for a nonlinear model, see [`mode::nonlinear`](crate::scheme::mode::nonlinear); the stepper is
-//! generic over the two, see `scheme::dynamics`),
+//! generic over the two, see `scheme::mode::dynamics`),
 //! integrated with an embedded Runge–Kutta pair and step-size control;
 //! after each accepted step the mode's guards are checked for a sign change,
 //! the earliest one is located on the step's cubic Hermite interpolant with

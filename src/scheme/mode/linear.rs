@@ -16,7 +16,7 @@
 //!
 //! This file holds the mode's workspace, its entry (`build`), its right-hand
 //! side and the selection LCP; the guards, the consistency test and the
-//! projection are in `mode/consistency.rs`.
+//! projection are in `mode/linear/consistency.rs`.
 
 // Index loops over rows and columns of several matrices read more plainly here.
 #![allow(clippy::needless_range_loop)]

@@ -2,7 +2,7 @@
 //! and the guards that end it, for the event-driven scheme.
 //!
 //! The model is `x' = f(x, u, w, t)`, `y = c(x, u, w, t)` (see [`crate::system::ncs::Ncs`]). As
-//! in a linear mode (`scheme::mode`) pinned pairs are their bounds and each
+//! in a linear mode (`scheme::mode::linear`) pinned pairs are their bounds and each
 //! free pair holds `y_i = 0`: *algebraically*, `c_i(x, u, w, t) = 0`, when
 //! `c_i` reads a free pair (a nonzero entry of `D` or a remainder that reads
 //! it), else *through the derivative* (relative degree one),

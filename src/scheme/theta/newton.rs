@@ -22,7 +22,7 @@
 //! a restored run repeats bit for bit.
 //!
 //! Globalization: a backtracking line search on the residual `Φ` of
-//! `scheme::residual` (the step's equations `R` for the states, the natural
+//! `scheme::theta::residual` (the step's equations `R` for the states, the natural
 //! residual of each pair in the units of its relation), each component
 //! divided by its scale (the larger of the two points' scales), accepting
 //! the first `α = 1, 1/2, ...` whose point passes the convergence test or
@@ -38,7 +38,7 @@
 //!
 //! Convergence, scale-invariant: every component satisfies
 //! `|Φ_i| <= TOL * s_i`, where `s_i` is the magnitude of the terms that make
-//! up that component, in that component's units (see `scheme::residual`):
+//! up that component, in that component's units (see `scheme::theta::residual`):
 //! no component adds a multiplier to a relation, and multiplying a state, a
 //! multiplier, a relation or the time unit by any factor multiplies both
 //! sides of its components by it. The scales count what each component is

@@ -84,7 +84,7 @@ impl NewtonStepper {
         // first needed: most steps converge at their first full step).
         let mut measured = false;
         // Whether points are measured with the multipliers' scales too (see
-        // `scheme::residual`): from the first point the cheaper measure
+        // `scheme::theta::residual`): from the first point the cheaper measure
         // does not accept.
         let mut wide = false;
         if polishing {

@@ -13,6 +13,14 @@
 //! - [`event`]: event-driven integration of a first-order system's [`mode`]s,
 //!   finished by the theta step where events accumulate.
 //!
+//! Within a method the nonlinear form is the general one: a linear system is
+//! the nonlinear one whose Jacobians are constant, and the linear form is its
+//! specialization (the linearization computed once, the step's matrices
+//! cached per step size), taken at instantiation by the models that need
+//! nothing more. A new capability (a configuration-dependent mass, equality
+//! constraints, sampled partitions) is written once, in the general form;
+//! a model that uses it simply does not take the specialization.
+//!
 //! [`exchange`] is the Model Exchange side of the same modes (what an
 //! importer's integrator is handed). Every stepper caches what depends only
 //! on the step size ([`SAME_STEP`], `step_size.rs`), allocates nothing per

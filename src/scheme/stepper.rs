@@ -45,18 +45,14 @@ macro_rules! each {
 impl Stepper {
     /// Workspace for `model`'s scheme; `lcs` must be [`Lcs::new`] of the same model.
     pub fn new(model: &Model, lcs: &Lcs) -> Self {
+        // Validation gives a mechanical model a mechanical method (and no
+        // first-order remainders) and a first-order model a first-order one.
         let method = model.scheme.method;
-        if method == Method::EventDriven && (model.nonlinear_dynamics() || lcs.mech.is_none()) {
-            return Stepper::EventDriven(EventDriven::new(model));
-        }
-        match &lcs.mech {
-            Some(mech)
-                if !Theta::needs_newton(model, lcs)
-                    && (mech.nonlinear.is_some() || !method.first_order()) =>
-            {
-                Stepper::Mechanical(Mechanical::new(mech, &model.scheme))
-            }
-            _ => Stepper::Theta(Theta::new(model, lcs)),
+        debug_assert_eq!(lcs.mech.is_some(), !method.first_order());
+        match (&lcs.mech, method) {
+            (Some(mech), _) => Stepper::Mechanical(Mechanical::new(mech, &model.scheme)),
+            (None, Method::EventDriven) => Stepper::EventDriven(EventDriven::new(model)),
+            (None, _) => Stepper::Theta(Theta::new(model, lcs)),
         }
     }
 

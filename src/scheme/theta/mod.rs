@@ -45,21 +45,16 @@ impl Theta {
     pub fn new(model: &Model, lcs: &Lcs) -> Theta {
         let (nx, nu, nw) = (model.nx(), model.nu(), model.nw());
         let theta = model.scheme.theta;
-        if Theta::needs_newton(model, lcs) {
+        // Remainders that read only time, inputs and parameters are sources
+        // of an affine time-varying LCS: one LCP per step, no Newton.
+        let sources = lcs.nl.as_ref().and_then(Sources::of);
+        if model.nonlinear_dynamics() && sources.is_none() {
             Theta::Newton(NewtonStepper::new(nx, nu, nw, theta))
         } else {
-            let sources = lcs.nl.as_ref().and_then(Sources::of);
             let gammas = model.scheme.theta_gamma;
             Theta::Affine(ThetaStepper::with_sources(
                 nx, nu, nw, theta, gammas, sources,
             ))
         }
-    }
-
-    /// Whether the remainders read the states or the multipliers. Those that
-    /// read only time, inputs and parameters are sources of an affine
-    /// time-varying LCS: one LCP per step, no Newton.
-    pub fn needs_newton(model: &Model, lcs: &Lcs) -> bool {
-        model.nonlinear_dynamics() && lcs.nl.as_ref().and_then(Sources::of).is_none()
     }
 }

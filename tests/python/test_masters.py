@@ -50,9 +50,6 @@ READ_TIME_OR_STEP = {"diode_bridge_source": 1e-10, "buck_pwm": None, "vdp_satura
 # Under Ecos' accumulated time diode_bridge_source's Newton step fails at
 # t = 0.03499000000000004 (the line search finds no decrease; on simulate's grid it runs):
 # fmi2Discard, which Ecos ignores.
-ECOS_DISCARDS = {"diode_bridge_source"}
-
-
 def experiment(model: str) -> tuple[float, float]:
     """(step, stop) of the model's default experiment (every bundled one starts at 0)."""
     import tomllib
@@ -139,10 +136,7 @@ def test_libcosim(fmus, simulated, model, tmp_path):
     compare("libcosim", model, rows, ref, replayed)
 
 
-@pytest.mark.parametrize("model", [
-    pytest.param(m, marks=pytest.mark.xfail(reason="the Newton step fails under Ecos' time "
-                                            "(fmi2Discard, ignored by Ecos)", strict=False))
-    if m in ECOS_DISCARDS else m for m in MODEL_NAMES])
+@pytest.mark.parametrize("model", MODEL_NAMES)
 def test_ecos(fmus, simulated, model, tmp_path):
     step, stop = experiment(model)
     rows, _ = run_master("ecos", fmus[model], step, stop, tmp_path / "out.npy")

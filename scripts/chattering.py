@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import math
+import re
 import subprocess
 import tempfile
 import time as clock
@@ -154,18 +155,23 @@ def slide_events(max_events=10_000, wall=20.0):
     return {"events": ev, "nfev": nfev, "reached": reached}
 
 
+class _OutOfTime(Exception):
+    pass
+
+
 def hybrid_rk45(rhs, guards, select, t_span, x0, max_events, wall, rtol=1e-3, atol=1e-6,
-                keep=False):
-    """An event-based run: solve_ivp's RK45 (by default at its default tolerances, as a
-    user's run would have) with terminal events on `guards`, restarted after each with the
-    mode `select` gives; no Filippov selection. Stops at the end, after `max_events` events
-    or after `wall` seconds. Returns (segments if `keep`, events, nfev, time reached)."""
+                keep=False, method="RK45"):
+    """An event-based run: solve_ivp (by default RK45 at its default tolerances, as a user's
+    run would have) with terminal events on `guards`, restarted after each with the mode
+    `select` gives; no Filippov selection. Stops at the end, after `max_events` events or
+    after `wall` seconds (checked in every evaluation of the right-hand side). Returns
+    (segments if `keep`, events, nfev, the time reached)."""
     t0, t_end = t_span
     x = np.asarray(x0, dtype=float)
     mode = select(t0, x, None)[1]
     segs, events, nfev, t = [], 0, 0, t0
     start = clock.perf_counter()
-    while t < t_end and events < max_events and clock.perf_counter() - start < wall:
+    while t < t_end and events < max_events:
         m = mode
         fns = []
         for k in range(len(guards(t, x, m))):
@@ -173,8 +179,21 @@ def hybrid_rk45(rhs, guards, select, t_span, x0, max_events, wall, rtol=1e-3, at
                 return guards(tt, xx, m)[k]
             g.terminal, g.direction = True, -1
             fns.append(g)
-        sol = solve_ivp(lambda tt, xx: rhs(tt, xx, m), (t, t_end), x, events=fns,
-                        rtol=rtol, atol=atol, dense_output=keep)
+        seen = {"t": t, "n": 0}
+
+        def f(tt, xx, m=m):
+            seen["n"] += 1
+            if seen["n"] % 1000 == 0 and clock.perf_counter() - start > wall:
+                raise _OutOfTime
+            seen["t"] = max(seen["t"], tt)
+            return rhs(tt, xx, m)
+        try:
+            sol = solve_ivp(f, (t, t_end), x, events=fns, rtol=rtol, atol=atol,
+                            dense_output=keep, method=method)
+        except _OutOfTime:
+            nfev += seen["n"]
+            t = seen["t"]
+            break
         nfev += sol.nfev
         if keep:
             segs.append((sol, m))
@@ -184,6 +203,8 @@ def hybrid_rk45(rhs, guards, select, t_span, x0, max_events, wall, rtol=1e-3, at
             x, mode = select(t, sol.y[:, -1].copy(), m)
         elif sol.status != 0:
             raise RuntimeError(sol.message)
+        if clock.perf_counter() - start > wall:
+            break
     return segs, events, nfev, t
 
 
@@ -330,7 +351,7 @@ def heat_losses_events(max_events=10_000, wall=20.0):
         if fr is None:  # the direction the other forces push (all start at rest)
             F = hl.other_forces(t, x, gap_mode(x))
             return x, tuple(1 if F[i + 1] >= 0 else -1 for i in range(3))
-        return x, tuple(-m if m * x[3 + 2 * i] + HYST <= 0 else m for i, m in enumerate(fr))
+        return x, tuple(-m if m * x[3 + 2 * i] <= -HYST / 2 else m for i, m in enumerate(fr))
     _, ev, nfev, reached = hybrid_rk45(rhs, guards, select, (0.0, 0.4),
                                       [0.0, 0.0, 0.1, 0.0, 0.2, 0.0, 0.3, 0.0],
                                       max_events=max_events, wall=wall)
@@ -413,13 +434,16 @@ class Bridge:
                       [0.0, self.wN, 0.0, 0.0, 0.0], dt=self.DT, **kw)
 
 
-def bridge_events(max_events=10_000, wall=30.0, rtol=1e-6, atol=1e-9, times=None, start=0.0):
+def bridge_events(max_events=10_000, wall=30.0, rtol=1e-6, atol=1e-9, times=None, start=0.0,
+                  method="BDF", band=1e-6):
     """The bridge as Modelica's ideal diode writes it (Modelica.Electrical.Analog.Ideal
     .IdealDiode, MSL's defaults Ron = Goff = 1e-5, Vknee = 0): v = s (off ? 1 : Ron),
     i = s (off ? Goff : 1), off = s < 0, each diode's `off` a discrete variable changed at
     the zero-crossings of its s, located by solve_ivp (RK45 at SMPM_Braking's tolerance
-    1e-6); the star point isolated as in the lcsfmu model. State (phi, w, ia, ib); mode:
-    the six `off`s (upper a, b, c, lower a, b, c)."""
+    1e-6, BDF for DASSL); the star point isolated as in the lcsfmu model. State (phi, w,
+    ia, ib); mode: the six `off`s (upper a, b, c, lower a, b, c). The band is 1e-6 (A or
+    V): an on diode's current is (v_anode - v_cathode)/Ron, whose rounding (1e-16 of 100 V
+    times 1e5 S) is 1e-9 A, and a band below that would chatter on rounding alone."""
     br, Ron, Goff = Bridge(), 1e-5, 1e-5
 
     def network(x, off):
@@ -451,7 +475,7 @@ def bridge_events(max_events=10_000, wall=30.0, rtol=1e-6, atol=1e-9, times=None
         return [vd[j] if off[j] else vd[j] * g[j] for j in range(6)]  # s = v or i
 
     def guards(t, x, off):
-        return [(-sv if off[j] else sv) + HYST for j, sv in enumerate(svals(x, off))]
+        return [(-sv if off[j] else sv) + band for j, sv in enumerate(svals(x, off))]
 
     def select(t, x, off):
         if off is None:  # the diodes the phase currents flow through conduct
@@ -460,7 +484,9 @@ def bridge_events(max_events=10_000, wall=30.0, rtol=1e-6, atol=1e-9, times=None
                 i = br.shape(1e-6)
             return x, tuple([bool(ik <= 0) for ik in i] + [bool(ik >= 0) for ik in i])
         sv = svals(x, off)
-        return x, tuple((sv[j] + HYST <= 0) if not off[j] else not (-sv[j] + HYST <= 0)
+        # a diode changes where its s is past zero by more than half the band (the event
+        # is located at a full band past it)
+        return x, tuple((sv[j] <= -band / 2) if not off[j] else (sv[j] < band / 2)
                         for j in range(6))
     x0 = [0.0, br.wN, 0.0, 0.0]
     if start > 0.0:  # from the reference's state at `start`
@@ -468,7 +494,8 @@ def bridge_events(max_events=10_000, wall=30.0, rtol=1e-6, atol=1e-9, times=None
         x0 = [float(ref[n][0]) for n in ("phi", "w", "ia", "ib")]
     segs, ev, nfev, reached = hybrid_rk45(rhs, guards, select, (start, 0.8),
                                           x0, max_events=max_events,
-                                          wall=wall, rtol=rtol, atol=atol, keep=times is not None)
+                                          wall=wall, rtol=rtol, atol=atol, keep=times is not None,
+                                          method=method)
     out = {"events": ev, "nfev": nfev, "reached": reached}
     if times is not None:
         y = sample(segs, np.asarray(times, dtype=float), 4)
@@ -547,15 +574,20 @@ def run_fmu(fmu, fmi_type, step, stop, repeats=3):
         kw["solver"] = "CVode"
     calls = []
     counter = cvode_steps_counter() if fmi_type == "ModelExchange" else None
+    failure = None
     try:
         r = simulate_fmu(str(fmu), fmi_call_logger=calls.append, **kw)
-    except Exception as e:  # a failed run is a result
-        return None, None, None, None, str(e)
+    except Exception as e:  # a failed run is a result: where and why it stopped
+        r, failure = None, str(e)
     events = sum(c.startswith("fmi2EnterEventMode") for c in calls)
     if fmi_type == "CoSimulation":
         steps = sum(c.startswith("fmi2DoStep") for c in calls)
     else:
         steps = counter["steps"]
+    if failure is not None:
+        times = [float(m) for c in calls if c.startswith("fmi2SetTime")
+                 for m in re.findall(r"time=([-+0-9.eE]+)", c)]
+        return None, steps, events, times[-1] if times else None, failure
     walls = []
     for _ in range(repeats):
         t0 = clock.perf_counter()
@@ -565,7 +597,9 @@ def run_fmu(fmu, fmi_type, step, stop, repeats=3):
 
 
 def error(r, ref, states):
-    return max(float(np.nanmax(np.abs(r[n] - ref[n]))) for n in states)
+    """The largest difference from the reference over the states: (value, state)."""
+    errs = [(float(np.nanmax(np.abs(np.asarray(r[n]) - ref[n]))), n) for n in states]
+    return max(errs)
 
 
 def build(lcsfmu, out, runtime="compiled", cases=CASES):
@@ -590,8 +624,8 @@ def measure(name, fmu, repeats=3):
     rows = {}
     for label, typ in (("FMPy CS", "CoSimulation"), ("FMPy ME, CVode", "ModelExchange")):
         r, steps, events, wall, err = run_fmu(fmu, typ, step, stop, repeats)
-        if r is None:
-            rows[label] = dict(failed=err)
+        if r is None:  # `wall` is the time reached
+            rows[label] = dict(failed=err, steps=steps, events=events, reached=wall)
             continue
         ref = case["reference"](r["time"])
         rows[label] = dict(steps=steps, events=events, wall=wall,
@@ -600,28 +634,38 @@ def measure(name, fmu, repeats=3):
     ref = case["reference"](np.linspace(0, stop, 11))
     wall = clock.perf_counter() - t0
     if "_events" in ref:
-        rows["reference (SciPy, Filippov modes)"] = dict(steps=ref["_nfev"], events=ref["_events"],
-                                                         wall=wall, error=0.0, reached=stop)
+        rows["reference (SciPy DOP853, Filippov modes)"] = dict(
+            steps=ref["_nfev"], events=ref["_events"], wall=wall, error=None, reached=stop)
     if "contrast" in case:
         t0 = clock.perf_counter()
-        c = case["contrast"]()
-        rows["SciPy RK45, event-based"] = dict(steps=c["nfev"], events=c["events"],
-                                               wall=clock.perf_counter() - t0, error=None,
-                                               reached=c["reached"])
+        if name == "pm_braking_bridge":
+            times = np.arange(0.0, stop + step / 2, step)
+            c = case["contrast"](times=times)
+            wall = clock.perf_counter() - t0
+            m = times <= c["reached"]
+            ref = case["reference"](times[m])
+            err = error({n: c[n][m] for n in case["states"]}, ref, case["states"])
+            label = "SciPy BDF, MSL's diodes (Ron = Goff = 1e-5), event-based"
+        else:
+            c = case["contrast"]()
+            wall, err, label = clock.perf_counter() - t0, None, "SciPy RK45, event-based"
+        rows[label] = dict(steps=c["nfev"], events=c["events"], wall=wall, error=err,
+                           reached=c["reached"])
     return rows
 
 
 def table(name, rows):
     lines = [f"### {name}", "",
-             "| master / interface | steps | events | wall time | reached | error vs reference |",
+             "| master / interface | steps | events | wall time | reached | largest error |",
              "|---|---|---|---|---|---|"]
     for label, r in rows.items():
         if "failed" in r:
-            lines.append(f"| {label} | | | | failed: {r['failed']} | |")
+            lines.append(f"| {label} | {r['steps']} | {r['events']} | | stopped at "
+                         f"t = {r['reached']:.9g}: {r['failed']} | |")
             continue
-        err = "—" if r["error"] is None else f"{r['error']:.1e}"
+        err = "—" if r["error"] is None else f"{r['error'][0]:.1e} ({r['error'][1]})"
         lines.append(f"| {label} | {r['steps']} | {r['events']} | {r['wall'] * 1e3:.0f} ms "
-                     f"| t = {r['reached']:.6g} | {err} |")
+                     f"| t = {r['reached']:.9g} | {err} |")
     return "\n".join(lines)
 
 

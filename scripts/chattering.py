@@ -21,7 +21,7 @@ models/heat_losses_friction.toml). For each, this script
 
 Usage:
     .venv/bin/python scripts/chattering.py [--lcsfmu target/release/lcsfmu] [--out DIR]
-        [--runtime compiled|prebuilt] [--cases filippov_slide,heat_losses_friction,...]
+        [--cases filippov_slide,pm_braking_bridge,heat_losses_friction]
 
 It prints one Markdown table per case: the rows of docs/src/chattering.md. The reference
 functions are imported by tests/python/test_chattering.py.
@@ -602,11 +602,10 @@ def error(r, ref, states):
     return max(errs)
 
 
-def build(lcsfmu, out, runtime="compiled", cases=CASES):
+def build(lcsfmu, out, cases=CASES):
+    """The cases' FMUs with both interfaces (compiled: the prebuilt runtime is CS only)."""
     models = [str(MODELS / f"{c}.toml") for c in cases]
     cmd = [str(lcsfmu), "build", *models, "-o", str(out), "--interface", "cs,me"]
-    if runtime == "prebuilt":
-        cmd += ["--runtime", "prebuilt"]
     subprocess.run(cmd, check=True, capture_output=True)
     return {c: Path(out) / f"{c}.fmu" for c in cases}
 
@@ -673,13 +672,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lcsfmu", default=str(REPO / "target" / "release" / "lcsfmu"))
     ap.add_argument("--out", default=None, help="directory for the FMUs (default: a temporary one)")
-    ap.add_argument("--runtime", default="compiled", choices=["compiled", "prebuilt"])
     ap.add_argument("--cases", default=",".join(CASES))
     args = ap.parse_args()
     names = args.cases.split(",")
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="chattering-"))
     out.mkdir(parents=True, exist_ok=True)
-    fmus = build(args.lcsfmu, out, args.runtime, names)
+    fmus = build(args.lcsfmu, out, names)
     for name in names:
         print(table(name, measure(name, fmus[name])))
         print()

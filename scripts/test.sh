@@ -65,7 +65,8 @@ valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-
 rm -rf "$cache/memcheck-me"
 me_models=(backlash_gear coulomb_friction friction_block pwa_feedback relay_feedback rlc_diode
            saturated_integrator saturated_integrator_blocks servo_deadzone sign_spiral
-           square_helix zero_crossing vdp_saturation diode_bridge_source buck_pwm)
+           square_helix zero_crossing vdp_saturation diode_bridge_source buck_pwm
+           filippov_slide pm_braking_bridge heat_losses_friction)
 me_files=()
 for m in "${me_models[@]}"; do me_files+=("models/$m.toml"); done
 ./target/release/lcsfmu build "${me_files[@]}" --interface cs,me -o "$cache/memcheck-me" >/dev/null

@@ -57,8 +57,9 @@ const CS_RUN: &str = "PASS binary loaded and run for 10 steps in a child process
 fn every_first_order_model_passes_through_fmi3_model_exchange() {
     let runner = Path::new(env!("CARGO_BIN_EXE_lcsfmu"));
     let models = first_order();
-    // The 12 linear ones and vdp_saturation, diode_bridge_source, buck_pwm.
-    assert_eq!(models.len(), 15, "{models:?}");
+    // The 13 linear ones (filippov_slide among them) and vdp_saturation,
+    // diode_bridge_source, buck_pwm, pm_braking_bridge, heat_losses_friction.
+    assert_eq!(models.len(), 18, "{models:?}");
     let mut with_events = 0;
     for stem in &models {
         for cs in [false, true] {

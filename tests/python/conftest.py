@@ -51,6 +51,9 @@ Table of contents of the suite
   test_siconos_options.py         gamma and direct projection vs NumPy (Siconos' options)
   test_theta_gamma.py             theta-gamma variants vs Siconos' published CircuitRLCD
   test_model_exchange.py          FMI 2.0 and 3.0 ME under FMPy's CVode and Euler vs exact answers
+  test_chattering.py              the cases users report against Modelica tools (sliding mode,
+                                  diode bridge, friction chain): CS and ME/CVode vs Filippov
+                                  references, the event-based formulations stuck
   test_model_exchange3.py         FMI 3.0 ME's own calls (what differs from FMI 2.0)
   test_me_rows.py                 examples/me_rows.py: FMI 2.0 == 3.0 rows, errors as stated
   test_prebuilt_runtime.py        `--runtime prebuilt` == the compiled binary
@@ -91,7 +94,9 @@ MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integr
                # nonlinear dynamics and sources in time (the Newton step)
                "vdp_saturation", "diode_bridge_source", "buck_pwm",
                # nonlinear forces and gaps (Moreau–Jean with a Newton loop)
-               "pendulum_stop", "duffing_impact", "rocking_block"]
+               "pendulum_stop", "duffing_impact", "rocking_block",
+               # where Modelica tools chatter (docs/src/chattering.md, test_chattering.py)
+               "filippov_slide", "pm_braking_bridge", "heat_losses_friction"]
 # ../shared sits beside the repository (as in CI).
 FMU_CHECK = REPO.parent / "shared" / "tools" / "fmu-check.py"
 PYTHON = sys.executable  # the venv interpreter running pytest
@@ -161,10 +166,14 @@ def fmus(lcsfmu_bin, tmp_path_factory) -> dict[str, Path]:
 
 
 # Every linear first-order bundled model: the ones Model Exchange builds (the others are refused).
+# pm_braking_bridge builds as Model Exchange too but stops at t = 0.5236 under CVode (the mode
+# there is singular: docs/src/chattering.md, test_chattering.py's strict xfail), so the tests
+# that run every one of these to its stop time leave it out.
 ME_MODELS = ["backlash_gear", "coulomb_friction", "friction_block", "pwa_feedback",
              "relay_feedback", "rlc_diode", "saturated_integrator",
              "saturated_integrator_blocks", "servo_deadzone", "sign_spiral", "square_helix",
-             "zero_crossing", "vdp_saturation", "diode_bridge_source", "buck_pwm"]
+             "zero_crossing", "vdp_saturation", "diode_bridge_source", "buck_pwm",
+             "filippov_slide", "heat_losses_friction"]
 
 
 @pytest.fixture(scope="session")

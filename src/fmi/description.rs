@@ -128,17 +128,13 @@ impl Dialect {
             FmiVersion::V3 => &Dialect::FMI3,
         }
     }
-
-    fn is_fmi2(&self) -> bool {
-        self.fmi_version == "2.0"
-    }
 }
 
 /// The complete `modelDescription.xml` text of an FMU of `model` for `version`
 /// and `interfaces`.
 pub fn write(model: &Model, guid: &str, version: FmiVersion, interfaces: Interfaces) -> String {
     let dialect = Dialect::of(version);
-    let fmi2 = dialect.is_fmi2();
+    let fmi2 = version == FmiVersion::V2;
     let table = Table::new(model, interfaces);
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     let mut put = |e: Event| w.write_event(e).expect("writing to memory cannot fail");

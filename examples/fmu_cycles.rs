@@ -7,7 +7,8 @@
 //!     target/release/examples/fmu_cycles FMU [CYCLES] [STEPS]
 //! ```
 //!
-//! Each cycle (1,000 and 100 steps by default) instantiates the FMU with a
+//! Each cycle (1,000 and 100 steps by default, of the default experiment's
+//! step size) instantiates the FMU with a
 //! printf-style logger and logging on, sets a start value, initializes, steps
 //! while reading every output, takes an FMU state, serializes and deserializes
 //! it, restores both, makes two refused calls (which format and log messages),
@@ -35,6 +36,7 @@ unsafe fn cycle(
     callbacks: &Callbacks,
     k: usize,
     steps: usize,
+    h: f64,
 ) -> usize {
     let name = CString::new(format!("cycle-{k}")).unwrap();
     let c = (api.instantiate)(
@@ -47,7 +49,6 @@ unsafe fn cycle(
         1,
     );
     assert!(!c.is_null(), "fmi2Instantiate");
-    let h = 0.01;
     // The run's own end as the stop time: the FMU refuses a step past it.
     ok(
         (api.setup)(c, 0, 0.0, 0.0, 1, steps as f64 * h),
@@ -117,11 +118,14 @@ fn main() {
     let guid = CString::new(d.guid.clone()).unwrap();
     let resources = resource_location(&dir);
     let callbacks = Callbacks::logging();
+    // The model's own communication step, as a master reads it: a fixed one
+    // would be a thousand sub-steps per call on a model with max_step = 1e-5.
+    let h = d.step.unwrap_or(0.01);
     let start = std::time::Instant::now();
     let mut total = 0;
     for k in 0..cycles {
         // SAFETY: `api` was loaded from the binary described by `d`.
-        total += unsafe { cycle(&api, &d, &guid, &resources, &callbacks, k, steps) };
+        total += unsafe { cycle(&api, &d, &guid, &resources, &callbacks, k, steps, h) };
     }
     std::fs::remove_dir_all(&dir).unwrap();
     println!(

@@ -24,6 +24,13 @@ use c_api::{extract, ok, resource_location, Api, Callbacks, Description, State};
 use std::ffi::{c_char, c_uint, CString};
 use std::path::Path;
 
+/// The communication steps of one cycle: how many, and their size.
+#[derive(Clone, Copy)]
+struct Steps {
+    count: usize,
+    h: f64,
+}
+
 /// One full life cycle; returns how many statuses were as expected.
 ///
 /// # Safety
@@ -35,8 +42,7 @@ unsafe fn cycle(
     resources: &CString,
     callbacks: &Callbacks,
     k: usize,
-    steps: usize,
-    h: f64,
+    Steps { count: steps, h }: Steps,
 ) -> usize {
     let name = CString::new(format!("cycle-{k}")).unwrap();
     let c = (api.instantiate)(
@@ -120,12 +126,15 @@ fn main() {
     let callbacks = Callbacks::logging();
     // The model's own communication step, as a master reads it: a fixed one
     // would be a thousand sub-steps per call on a model with max_step = 1e-5.
-    let h = d.step.unwrap_or(0.01);
+    let schedule = Steps {
+        count: steps,
+        h: d.step.unwrap_or(0.01),
+    };
     let start = std::time::Instant::now();
     let mut total = 0;
     for k in 0..cycles {
         // SAFETY: `api` was loaded from the binary described by `d`.
-        total += unsafe { cycle(&api, &d, &guid, &resources, &callbacks, k, steps, h) };
+        total += unsafe { cycle(&api, &d, &guid, &resources, &callbacks, k, schedule) };
     }
     std::fs::remove_dir_all(&dir).unwrap();
     println!(

@@ -316,3 +316,46 @@ fn compile_time_sizes_change_no_number() {
     assert_eq!((vdp.nx(), vdp.nu(), vdp.nw()), (2, 3, 0));
     assert!(!Instance::new(vdp, "{g}").specialize::<2, 3, 0>());
 }
+
+/// The prebuilt runtime's common sizes (`Instance::specialize_common`): the
+/// bundled models of those sizes run the step compiled at them, with the same
+/// numbers as at run-time sizes; the others keep run-time sizes.
+#[test]
+fn the_prebuilt_runtime_sizes_change_no_number() {
+    let mut names: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("models"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .map(|p| p.file_stem().unwrap().to_str().unwrap().to_string())
+            .collect();
+    names.sort();
+    let mut specialized = Vec::new();
+    for name in &names {
+        let mut fixed = initialized(model(name));
+        if !fixed.specialize_common() {
+            continue;
+        }
+        specialized.push(name.as_str());
+        let h = fixed.model().experiment.step;
+        let mut dynamic = initialized(model(name));
+        let run = run_bits(&mut fixed, h, 300, f64::sin);
+        assert_eq!(run, run_bits(&mut dynamic, h, 300, f64::sin), "{name}");
+    }
+    assert_eq!(
+        specialized,
+        [
+            "backlash_gear",
+            "bouncing_ball",
+            "coulomb_friction",
+            "friction_block",
+            "pwa_feedback",
+            "relay_feedback",
+            "rlc_diode",
+            "saturated_integrator",
+            "saturated_integrator_blocks",
+            "sign_spiral",
+            "zero_crossing",
+        ]
+    );
+}

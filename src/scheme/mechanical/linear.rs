@@ -246,12 +246,17 @@ impl MechStepper {
         {
             return false;
         }
-        // Plain: no friction, and contact k's pair is pair k.
+        // Plain: no friction, and contact k's pair is pair k. A frictional
+        // contact takes four pairs: below four, only the plain step is
+        // compiled (a constant condition), and a model that is not plain
+        // (pairs out of the contacts' order) keeps run-time sizes.
         let plain = self.nf == 0 && self.pair.iter().enumerate().all(|(k, &p)| p == k);
         self.step_fn = if plain {
             Self::step_in::<Fixed<NX, NU, NW>, true>
-        } else {
+        } else if NU >= 4 {
             Self::step_in::<Fixed<NX, NU, NW>, false>
+        } else {
+            return false;
         };
         true
     }

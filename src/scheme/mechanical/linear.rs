@@ -408,9 +408,9 @@ impl MechStepper {
         let c = impulse_scale(self.method, h);
         let u_next = &self.u_next[..nu];
         let normal_impulse = &mut self.normal_impulse[..nc];
-        for k in 0..nc {
+        for (k, r) in normal_impulse.iter_mut().enumerate() {
             let p = if PLAIN { k } else { sys.pair[k] };
-            normal_impulse[k] = c * u_next[p];
+            *r = c * u_next[p];
         }
         let slip_impulse = &mut self.slip_impulse[..nf];
         if !PLAIN {

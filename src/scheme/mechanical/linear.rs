@@ -306,27 +306,26 @@ impl MechStepper {
             v_free[i] = v[i] + rhs[i];
         }
 
-        // The LCP's q and bounds: the contacts' gaps and rates, each a sum
-        // started at its constant (or zero) with the gap's entries added in order.
+        // The LCP's q and bounds: the contacts' gaps `G q + g0`, current rates
+        // `G v` (read at velocity level only) and free rates `G v_free`, in one
+        // pass over `G`'s entries: each is a sum started at its constant (or
+        // zero) with the entries' terms added in their order, as `mul_acc` adds them.
         let (gap, gap_rate) = (&mut self.gap[..nc], &mut self.gap_rate[..nc]);
         let free_rate = &mut self.free_rate[..nc];
         let velocity_level = self.method.velocity_level();
         for k in 0..nc {
             gap[k] = sys.gap0[k];
+            gap_rate[k] = 0.0;
             free_rate[k] = 0.0;
-            if velocity_level {
-                gap_rate[k] = 0.0;
-            }
         }
-        sys.gap.mul_acc(gap, q, 1.0);
+        for &(k, j, a) in &sys.gap.entries {
+            gap[k] += a * q[j];
+            gap_rate[k] += a * v[j];
+            free_rate[k] += a * v_free[j];
+        }
         if let Some(pr) = &mut self.projection {
             pr.gap_precision(sys, q);
         }
-        if velocity_level {
-            // Only the velocity level needs the contacts' current rates.
-            sys.gap.mul_acc(gap_rate, v, 1.0);
-        }
-        sys.gap.mul_acc(free_rate, v_free, 1.0);
         let slip = &mut self.slip[..nf];
         if !PLAIN {
             slip.copy_from_slice(&sys.slip0[..nf]);

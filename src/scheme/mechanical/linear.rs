@@ -34,7 +34,7 @@
 
 use crate::lcp::{self, Bound};
 use crate::model::{Impact, Method, Scheme};
-use crate::scheme::dims::{Dims, Dyn, Fixed};
+use crate::scheme::dims::{Dims, Dyn, Fixed, FIXED_LIMIT};
 use crate::scheme::mechanical::contact::{Contacts, Inverse};
 use crate::scheme::mechanical::direct_projection::{
     decode_index_set, encode_index_set, DirectProjector,
@@ -234,7 +234,7 @@ impl MechStepper {
 
     /// Runs the step at the compile-time sizes `NX` (twice the coordinates),
     /// `NU` (pairs) and `NW` (inputs) from now on, when they are this
-    /// stepper's, within [`crate::scheme::dims::FIXED_LIMIT`], and its contact problem is small
+    /// stepper's, within [`FIXED_LIMIT`], and its contact problem is small
     /// enough for the solver's warm path through constant positions; returns
     /// whether it does. The numbers are the same either way (see
     /// [`crate::scheme::dims`]).
@@ -288,8 +288,21 @@ impl MechStepper {
         let (q, v) = (&x[..n], &x[n..2 * n]);
         let w = &w[..nw];
 
+        // Small models keep the step's intermediate vectors on the stack (no
+        // heap buffer to load and bounds-check, and at sizes fixed when
+        // compiled no store the compiler must assume aliased), larger ones in
+        // the stepper's buffers; the arithmetic is the same.
+        let small = n <= FIXED_LIMIT && nc <= lcp::SMALL;
+        let mut rhs_s = [0.0; FIXED_LIMIT];
+        let (mut gap_s, mut rate_s) = ([0.0; lcp::SMALL], [0.0; lcp::SMALL]);
+        let (mut free_s, mut impulse_s) = ([0.0; lcp::SMALL], [0.0; lcp::SMALL]);
+
         // Free velocity into the second half of x_next.
-        let rhs = &mut self.rhs[..n];
+        let rhs: &mut [f64] = if small {
+            &mut rhs_s[..n]
+        } else {
+            &mut self.rhs[..n]
+        };
         rhs.copy_from_slice(&sys.force[..n]);
         sys.input_force.mul_acc(rhs, w, 1.0);
         sys.position_force.mul_acc(rhs, q, 1.0);
@@ -310,8 +323,15 @@ impl MechStepper {
         // `G v` (read at velocity level only) and free rates `G v_free`, in one
         // pass over `G`'s entries: each is a sum started at its constant (or
         // zero) with the entries' terms added in their order, as `mul_acc` adds them.
-        let (gap, gap_rate) = (&mut self.gap[..nc], &mut self.gap_rate[..nc]);
-        let free_rate = &mut self.free_rate[..nc];
+        let (gap, gap_rate, free_rate): (&mut [f64], &mut [f64], &mut [f64]) = if small {
+            (&mut gap_s[..nc], &mut rate_s[..nc], &mut free_s[..nc])
+        } else {
+            (
+                &mut self.gap[..nc],
+                &mut self.gap_rate[..nc],
+                &mut self.free_rate[..nc],
+            )
+        };
         let velocity_level = self.method.velocity_level();
         for k in 0..nc {
             gap[k] = sys.gap0[k];
@@ -382,6 +402,7 @@ impl MechStepper {
         }
         let bounds_changed = changed || !self.bounds_fresh;
         self.bounds_fresh = true;
+        let mut us = [0.0; lcp::SMALL];
         let info = match &mut self.contacts {
             Contacts::Dense { problem, solver } if on_stack => {
                 // `q`, `u` and `y` on the stack: at sizes fixed when compiled the
@@ -392,7 +413,7 @@ impl MechStepper {
                 if bounds_changed {
                     solver.matrix_changed();
                 }
-                let (mut us, mut ys) = ([0.0; lcp::SMALL], [0.0; lcp::SMALL]);
+                let mut ys = [0.0; lcp::SMALL];
                 let info = solver.solve_with(nu, problem, &qs[..nu], &mut us[..nu], &mut ys[..nu]);
                 self.u_next[..nu].copy_from_slice(&us[..nu]);
                 info
@@ -405,8 +426,16 @@ impl MechStepper {
 
         // Impulses back to velocities.
         let c = impulse_scale(self.method, h);
-        let u_next = &self.u_next[..nu];
-        let normal_impulse = &mut self.normal_impulse[..nc];
+        let u_next = if on_stack {
+            &us[..nu]
+        } else {
+            &self.u_next[..nu]
+        };
+        let normal_impulse: &mut [f64] = if small {
+            &mut impulse_s[..nc]
+        } else {
+            &mut self.normal_impulse[..nc]
+        };
         for (k, r) in normal_impulse.iter_mut().enumerate() {
             let p = if PLAIN { k } else { sys.pair[k] };
             *r = c * u_next[p];
@@ -418,7 +447,7 @@ impl MechStepper {
                 *r = c * (u_next[p + 1] - u_next[p + 2]);
             }
         }
-        let dv = &mut self.rhs[..n];
+        let dv = rhs;
         for x in dv.iter_mut() {
             *x = 0.0;
         }
@@ -438,7 +467,7 @@ impl MechStepper {
             q_next[i] = q[i] + h * (a * vn + (1.0 - a) * v[i]);
         }
         if let Some(p) = &mut self.projection {
-            let info = p.project(sys, q_next, v_free, &self.gap_rate, &self.normal_impulse);
+            let info = p.project(sys, q_next, v_free, gap_rate, normal_impulse);
             if info.status != lcp::Status::Solved {
                 return Err(StepError::Lcp(info));
             }

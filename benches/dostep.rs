@@ -31,11 +31,16 @@
 //! from `scripts/build-runtime.sh`), and both binaries are stepped in the same
 //! rounds; the build times of that route are printed too.
 //!
-//! The smallest step, `sign_spiral` (two states, two pairs), is the LCP's
-//! cost at its least: its time over `decay`'s is the ratio issue 28 holds
-//! under 2.4, printed last with the instructions per step of both, counted by
-//! callgrind when valgrind is installed (`dostep/count.rs`): deterministic
-//! where the timings are not, so a regression shows the day it lands.
+//! Three ratios of issue 28 are printed last, each as the time ratio of this
+//! run and the ratio of instructions per step, counted by callgrind when
+//! valgrind is installed (`dostep/count.rs`): deterministic where the timings
+//! are not, so a regression shows the day it lands. The smallest step,
+//! `sign_spiral` (two states, two pairs), is the LCP's cost at its least: its
+//! time over `decay`'s is held under 2.4. `bouncing_ball` (Moreau–Jean) over
+//! the Reference FMUs' BouncingBall (the same physics), with the peer set, is
+//! held under 2. The prebuilt runtime's step over the compiled one on
+//! `sign_spiral`, `coulomb_friction`, `relay_feedback` and
+//! `saturated_integrator` (which it runs at compile-time sizes) is held under 1.3.
 //!
 //! Run: `cargo bench --bench dostep`. Figures depend on the machine; they are
 //! printed, never asserted. Times are CPU time of the stepping thread (see
@@ -236,7 +241,20 @@ fn main() {
             println!("  {three:<30} / fmi2DoStep {:>5.2}", a / b);
         }
     }
-    smallest_step(&root, &dir, &fmus, &best);
+    // One compiled driver for the instruction counts below (or why there is none).
+    let driver = count::driver(&root, &dir);
+    let counts = |names: [&str; 2]| -> Result<[u64; 2], String> {
+        let driver = driver.as_ref().map_err(String::clone)?;
+        let mut n = [0u64; 2];
+        for (k, name) in names.iter().enumerate() {
+            let (_, _, fmu) = fmus.iter().find(|(n, _, _)| n == name).unwrap();
+            let resources = fmu.resources.to_str().unwrap();
+            let guid = fmu.guid.to_str().unwrap();
+            n[k] = count::per_step(driver, &fmu.so, guid, resources, 1e-3, 10_000)?;
+        }
+        Ok(n)
+    };
+    smallest_step(&fmus, &best, &counts);
     for lcp in ["sign_spiral", "coulomb_friction"] {
         let (Some(a), Some(decay)) = (ns(lcp), ns("decay")) else {
             continue;
@@ -247,36 +265,91 @@ fn main() {
             None => println!("   (set LCSFMU_PEER_BOUNCINGBALL for the peer ratio)"),
         }
     }
+    against_the_peer(&fmus, &best, &counts);
+    prebuilt_against_compiled(&fmus, &best, &counts);
+}
+
+/// Instructions per step of two FMUs (by name), counted by callgrind.
+type Counts<'a> = dyn Fn([&str; 2]) -> Result<[u64; 2], String> + 'a;
+
+/// A time ratio of this run and the instruction ratio of the same two FMUs.
+fn ratio_lines(
+    label: &str,
+    names: [&str; 2],
+    fmus: &[(String, f64, Fmu)],
+    best: &[f64],
+    counts: &Counts,
+) {
+    let find = |name: &str| fmus.iter().position(|(n, _, _)| n == name).unwrap();
+    let (a, b) = (best[find(names[0])], best[find(names[1])]);
+    println!(
+        "  {label:<22} time          {a:>7.1} ns / {b:>5.1} ns = {:.2}",
+        a / b
+    );
+    match counts(names) {
+        Ok([a, b]) => println!(
+            "  {label:<22} instructions  {a:>7} / {b:>7} = {:.2}",
+            a as f64 / b as f64
+        ),
+        Err(why) => println!("  {label:<22} instructions  not counted: {why}"),
+    }
 }
 
 /// The smallest LCP step against the LCP-free one: time ratio of this run,
 /// and instructions per step counted by callgrind (h = 1e-3, 1e4 steps, as
 /// `scripts/count-instructions.sh` counts them).
-fn smallest_step(root: &Path, dir: &Path, fmus: &[(String, f64, fmu::Fmu)], best: &[f64]) {
-    let find = |name: &str| fmus.iter().position(|(n, _, _)| n == name);
-    let (Some(lcp), Some(free)) = (find("sign_spiral"), find("decay")) else {
+fn smallest_step(fmus: &[(String, f64, Fmu)], best: &[f64], counts: &Counts) {
+    let has = |name: &str| fmus.iter().any(|(n, _, _)| n == name);
+    if !(has("sign_spiral") && has("decay")) {
         return;
-    };
+    }
     println!("\nthe smallest step, sign_spiral / decay (issue 28 holds it within 2.4x):");
-    println!(
-        "  time          {:>7.1} ns / {:>5.1} ns = {:.2}",
-        best[lcp],
-        best[free],
-        best[lcp] / best[free]
+    ratio_lines(
+        "sign_spiral / decay",
+        ["sign_spiral", "decay"],
+        fmus,
+        best,
+        counts,
     );
-    let counts = count::driver(root, dir).and_then(|driver| {
-        let mut n = [0u64; 2];
-        for (k, i) in [lcp, free].into_iter().enumerate() {
-            let fmu = &fmus[i].2;
-            n[k] = count::per_step(&driver, &fmu.so, fmu.guid.to_str().unwrap(), 1e-3, 10_000)?;
-        }
-        Ok(n)
-    });
-    match counts {
-        Ok([a, b]) => println!(
-            "  instructions  {a:>7} / {b:>7} = {:.2}   (per fmi2DoStep, callgrind, 1e4 steps of 1e-3 s)",
-            a as f64 / b as f64
-        ),
-        Err(why) => println!("  instructions  not counted: {why}"),
+}
+
+/// The Moreau–Jean step of `bouncing_ball` against the Reference FMUs'
+/// BouncingBall (one explicit Euler step per call, no LCP), the same physics:
+/// issue 28 holds it within 2x.
+fn against_the_peer(fmus: &[(String, f64, Fmu)], best: &[f64], counts: &Counts) {
+    let peer = "BouncingBall (Reference FMUs)";
+    if !fmus.iter().any(|(n, _, _)| n == peer) {
+        println!("\n(set LCSFMU_PEER_BOUNCINGBALL for bouncing_ball against the Reference FMUs' BouncingBall)");
+        return;
+    }
+    println!(
+        "\nbouncing_ball against the Reference FMUs' BouncingBall (issue 28 holds it within 2x):"
+    );
+    ratio_lines(
+        "bouncing_ball / peer",
+        ["bouncing_ball", peer],
+        fmus,
+        best,
+        counts,
+    );
+}
+
+/// The prebuilt runtime's step against the compiled one on the small
+/// first-order models, which it runs at compile-time sizes
+/// (`Instance::specialize_common`): issue 28 holds it within 1.3x.
+fn prebuilt_against_compiled(fmus: &[(String, f64, Fmu)], best: &[f64], counts: &Counts) {
+    let models = [
+        "sign_spiral",
+        "coulomb_friction",
+        "relay_feedback",
+        "saturated_integrator",
+    ];
+    if !fmus.iter().any(|(n, _, _)| n == "sign_spiral (prebuilt)") {
+        return;
+    }
+    println!("\nthe prebuilt runtime / the compiled binary (issue 28 holds it within 1.3x):");
+    for model in models {
+        let prebuilt = format!("{model} (prebuilt)");
+        ratio_lines(model, [&prebuilt, model], fmus, best, counts);
     }
 }

@@ -27,9 +27,16 @@ pub fn driver(root: &Path, dir: &Path) -> Result<std::path::PathBuf, String> {
     Ok(exe)
 }
 
-/// Instructions per `fmi2DoStep` of the FMI 2.0 binary `so` (GUID `guid`)
-/// over `steps` steps of size `h`.
-pub fn per_step(driver: &Path, so: &Path, guid: &str, h: f64, steps: u64) -> Result<u64, String> {
+/// Instructions per `fmi2DoStep` of the FMI 2.0 binary `so` (GUID `guid`,
+/// resource location `resources`) over `steps` steps of size `h`.
+pub fn per_step(
+    driver: &Path,
+    so: &Path,
+    guid: &str,
+    resources: &str,
+    h: f64,
+    steps: u64,
+) -> Result<u64, String> {
     let out = so.with_extension("callgrind");
     let run = Command::new("valgrind")
         .arg("--tool=callgrind")
@@ -41,6 +48,7 @@ pub fn per_step(driver: &Path, so: &Path, guid: &str, h: f64, steps: u64) -> Res
         .arg(guid)
         .arg(h.to_string())
         .arg(steps.to_string())
+        .arg(resources)
         .output()
         .map_err(|e| format!("valgrind: {e}"))?;
     if !run.status.success() {

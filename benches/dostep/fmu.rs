@@ -81,7 +81,7 @@ pub struct Fmu {
     /// An FMI 3.0 binary (`fmiVersion="3.0"`).
     fmi3: bool,
     /// `file:` URI of the extracted `resources/` (the prebuilt runtime reads its model there).
-    resources: CString,
+    pub resources: CString,
 }
 
 /// The value of the first `attribute="..."` in an XML text.

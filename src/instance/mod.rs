@@ -170,11 +170,48 @@ impl Instance {
     }
 
     /// Runs the steps at the compile-time sizes `NX`, `NU`, `NW`, as an FMU
-    /// compiled for this model does; returns whether they apply (the theta-method
-    /// on a model of these sizes, each at most [`crate::scheme::dims::FIXED_LIMIT`]).
+    /// compiled for this model does; returns whether they apply (the affine
+    /// theta-method or a linear mechanical scheme on a model of these sizes,
+    /// each at most [`crate::scheme::dims::FIXED_LIMIT`]).
     /// The same step code runs either way, so the numbers are the same bit for bit.
     pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
         self.stepper.specialize::<NX, NU, NW>()
+    }
+
+    /// [`Instance::specialize`] for a binary built for every model (the
+    /// prebuilt runtime), which cannot know the sizes when it is compiled:
+    /// the step is compiled at each of a few common sizes, and the one that is
+    /// this model's runs (returns whether one is). The sizes are those of the
+    /// smallest first-order models, where the fixed-size step saves the most
+    /// (about half the step; a larger model's step is mostly its arithmetic):
+    /// 1 or 2 states, 1 to 3 pairs and at most one input. They cover 10 of the
+    /// 12 bundled first-order models with one LCP per step (all but
+    /// servo_deadzone, 6 pairs, and square_helix, 3 states) and, among the
+    /// mechanical ones, bouncing_ball (one coordinate, one contact); each size
+    /// costs the runtime the code of its steps (see the performance page for
+    /// the runtime's size).
+    // Inlined: only the runtime, and the tests that check it, compile these steps.
+    #[inline]
+    pub fn specialize_common(&mut self) -> bool {
+        macro_rules! first_of {
+            ($(($nx:literal, $nu:literal, $nw:literal)),*) => {
+                false $(|| self.specialize::<$nx, $nu, $nw>())*
+            };
+        }
+        first_of!(
+            (1, 1, 0),
+            (1, 1, 1),
+            (1, 2, 0),
+            (1, 2, 1),
+            (1, 3, 0),
+            (1, 3, 1),
+            (2, 1, 0),
+            (2, 1, 1),
+            (2, 2, 0),
+            (2, 2, 1),
+            (2, 3, 0),
+            (2, 3, 1)
+        )
     }
 
     fn load_start_values(&mut self) {

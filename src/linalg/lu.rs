@@ -133,6 +133,8 @@ impl Lu {
         // The orders of the warm-started LCP's free block: the same arithmetic
         // with the loops unrolled.
         match k {
+            // Nothing free (every contact of a mechanical step open): no call.
+            0 => {}
             1 => self.solve_order::<1>(b),
             2 => self.solve_order::<2>(b),
             3 => self.solve_order::<3>(b),

@@ -57,11 +57,13 @@ impl Stepper {
     }
 
     /// Runs the step at the compile-time sizes `NX`, `NU`, `NW` (see
-    /// [`dims`](super::dims)) when the scheme has such a step (the theta-method)
-    /// and they are this model's; returns whether it does. The numbers do not change.
+    /// [`dims`](super::dims)) when the scheme has such a step (the affine
+    /// theta-method, the linear mechanical schemes) and they are this model's;
+    /// returns whether it does. The numbers do not change.
     pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
         match self {
             Stepper::Theta(Theta::Affine(s)) => s.specialize::<NX, NU, NW>(),
+            Stepper::Mechanical(Mechanical::Linear(s)) => s.specialize::<NX, NU, NW>(),
             _ => false,
         }
     }

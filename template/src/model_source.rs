@@ -5,8 +5,9 @@
 //! the step to the model's sizes at compile time. Built once with the `prebuilt`
 //! feature, it is the prebuilt runtime every FMU can carry: it reads
 //! `resources/model.json` under `fmuResourceLocation`, checks the XML's GUID
-//! against that text, and runs with run-time sizes (the same numbers, bit for
-//! bit: `Instance::specialize` only changes how fast a step runs).
+//! against that text, and runs with run-time sizes, or at compile-time sizes
+//! when the model's are among the few it carries (`Instance::specialize_common`;
+//! the same numbers, bit for bit: specializing only changes how fast a step runs).
 
 use lcsfmu::instance::Instance;
 
@@ -41,5 +42,9 @@ pub fn instance(
     _what: &str,
 ) -> Result<Instance, String> {
     let (model, guid) = lcsfmu::instance::resources::load_model(location, token)?;
-    Ok(Instance::new(model, guid))
+    let mut instance = Instance::new(model, guid);
+    // Built for every model, this binary carries the step compiled at a few
+    // common sizes; a model of one of them runs it (the same numbers).
+    instance.specialize_common();
+    Ok(instance)
 }

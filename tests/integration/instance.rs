@@ -249,9 +249,10 @@ fn run_bits(i: &mut Instance, h: f64, n: usize, f: fn(f64) -> f64) -> Vec<u64> {
 }
 
 /// `Instance::specialize` (what an FMU does with the sizes it was compiled for)
-/// applies to the theta-method at the model's own sizes only, and changes no
-/// number: the runs at compile-time and at run-time sizes agree bit for bit,
-/// through sticking, slipping and a sign spiral landing on its origin.
+/// applies to the affine theta-method and the linear mechanical schemes at the
+/// model's own sizes only, and changes no number: the runs at compile-time and
+/// at run-time sizes agree bit for bit, through sticking, slipping, a sign
+/// spiral landing on its origin, impacts and a ball coming to rest.
 #[test]
 fn compile_time_sizes_change_no_number() {
     let force = |t: f64| 1500.0 * (2.0 * t).sin();
@@ -277,8 +278,84 @@ fn compile_time_sizes_change_no_number() {
         run_bits(&mut dynamic, 0.05, 60, f64::sin)
     );
 
-    // Other schemes keep their own step.
-    let ball = model("bouncing_ball");
-    assert_eq!((ball.nx(), ball.nu(), ball.nw()), (2, 1, 0));
-    assert!(!Instance::new(ball, "{g}").specialize::<2, 1, 0>());
+    // The linear mechanical schemes too (sizes: twice the coordinates, the
+    // pairs, the inputs): the ball through its impacts into rest, the cradle's
+    // chain of impacts, the frictional block stuck and slipping (semi-explicit,
+    // its pairs not the contacts' order alone).
+    for (name, h, n, input) in [
+        ("bouncing_ball", 1e-3, 6000, f64::sin as fn(f64) -> f64),
+        ("newtons_cradle", 1e-3, 1000, f64::sin),
+        ("stick_slip", 1e-3, 4000, |t: f64| {
+            0.1 + 0.05 * (3.0 * t).sin()
+        }),
+    ] {
+        let mut fixed = initialized(model(name));
+        let specialized = match name {
+            "bouncing_ball" => !fixed.specialize::<2, 2, 0>() && fixed.specialize::<2, 1, 0>(),
+            "newtons_cradle" => fixed.specialize::<6, 2, 0>(),
+            _ => fixed.specialize::<4, 4, 1>(),
+        };
+        assert!(specialized, "{name}");
+        let mut dynamic = initialized(model(name));
+        let run = run_bits(&mut fixed, h, n, input);
+        assert_eq!(run, run_bits(&mut dynamic, h, n, input), "{name}");
+        assert!(run.windows(2).any(|w| w[0] != w[1]), "{name}");
+        for k in n..n + 100 {
+            let t = k as f64 * h;
+            let (count, r) = allocations(|| fixed.do_step(t, (k + 1) as f64 * h - t));
+            r.unwrap();
+            assert_eq!(count, 0, "{name}: step {k} at compile-time sizes allocated");
+        }
+    }
+
+    // Other schemes keep their own step: the Newton steps.
+    let pendulum = model("pendulum_stop");
+    assert_eq!((pendulum.nx(), pendulum.nu(), pendulum.nw()), (2, 1, 0));
+    assert!(!Instance::new(pendulum, "{g}").specialize::<2, 1, 0>());
+    let vdp = model("vdp_saturation");
+    assert_eq!((vdp.nx(), vdp.nu(), vdp.nw()), (2, 3, 0));
+    assert!(!Instance::new(vdp, "{g}").specialize::<2, 3, 0>());
+}
+
+/// The prebuilt runtime's common sizes (`Instance::specialize_common`): the
+/// bundled models of those sizes run the step compiled at them, with the same
+/// numbers as at run-time sizes; the others keep run-time sizes.
+#[test]
+fn the_prebuilt_runtime_sizes_change_no_number() {
+    let mut names: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("models"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .map(|p| p.file_stem().unwrap().to_str().unwrap().to_string())
+            .collect();
+    names.sort();
+    let mut specialized = Vec::new();
+    for name in &names {
+        let mut fixed = initialized(model(name));
+        if !fixed.specialize_common() {
+            continue;
+        }
+        specialized.push(name.as_str());
+        let h = fixed.model().experiment.step;
+        let mut dynamic = initialized(model(name));
+        let run = run_bits(&mut fixed, h, 300, f64::sin);
+        assert_eq!(run, run_bits(&mut dynamic, h, 300, f64::sin), "{name}");
+    }
+    assert_eq!(
+        specialized,
+        [
+            "backlash_gear",
+            "bouncing_ball",
+            "coulomb_friction",
+            "friction_block",
+            "pwa_feedback",
+            "relay_feedback",
+            "rlc_diode",
+            "saturated_integrator",
+            "saturated_integrator_blocks",
+            "sign_spiral",
+            "zero_crossing",
+        ]
+    );
 }

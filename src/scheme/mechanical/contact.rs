@@ -130,6 +130,21 @@ impl Inverse {
             Inverse::Dense { lu, .. } => lu.solve(v),
         }
     }
+
+    /// [`Inverse::apply`] to the first `n` entries of `v`, `n` the coordinates
+    /// (a constant at compile-time sizes: the diagonal's loop then unrolls).
+    #[inline(always)]
+    pub(super) fn apply_sized(&self, n: usize, v: &mut [f64]) {
+        match self {
+            Inverse::Diagonal { inv, .. } => {
+                let (v, inv) = (&mut v[..n], &inv[..n]);
+                for i in 0..n {
+                    v[i] *= inv[i];
+                }
+            }
+            Inverse::Dense { lu, .. } => lu.solve(&mut v[..n]),
+        }
+    }
 }
 
 /// Entry `i` of `H = [G; T]`: the gap entries, then the slip entries (rows

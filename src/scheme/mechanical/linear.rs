@@ -34,6 +34,7 @@
 
 use crate::lcp::{self, Bound};
 use crate::model::{Impact, Method, Scheme};
+use crate::scheme::dims::{Dims, Dyn, Fixed, FIXED_LIMIT};
 use crate::scheme::mechanical::contact::{Contacts, Inverse};
 use crate::scheme::mechanical::direct_projection::{
     decode_index_set, encode_index_set, DirectProjector,
@@ -43,6 +44,10 @@ use crate::scheme::{tidy, StepError, StepSize};
 use crate::system::lcs::Lcs;
 use crate::system::mechanics::MechSystem;
 use nalgebra::DMatrix;
+
+/// The step at run-time or compile-time sizes: [`MechStepper::step_in`] for one [`Dims`].
+type StepFn =
+    fn(&mut MechStepper, &MechSystem, &[f64], &[f64], f64) -> Result<lcp::Info, StepError>;
 
 /// Per-instance workspace of a mechanical scheme.
 pub struct MechStepper {
@@ -54,6 +59,11 @@ pub struct MechStepper {
     gamma: f64,
     size: StepSize,
     dof: usize,
+    /// Pairs, frictional contacts and inputs.
+    nu: usize,
+    nf: usize,
+    nw: usize,
+    step_fn: StepFn,
     /// Per contact, the index of its normal pair.
     pair: Vec<usize>,
     inverse: Inverse,
@@ -102,6 +112,10 @@ impl MechStepper {
             },
             size: StepSize::new(),
             dof: n,
+            nu,
+            nf,
+            nw: sys.input_force.cols,
+            step_fn: Self::step_in::<Dyn, false>,
             pair: sys.pair.clone(),
             inverse,
             contacts,
@@ -203,6 +217,7 @@ impl MechStepper {
     }
 
     /// One step of size `h` from `x = (q, v)` with inputs `w`.
+    #[inline]
     pub fn step(
         &mut self,
         lcs: &Lcs,
@@ -214,17 +229,81 @@ impl MechStepper {
             .mech
             .as_ref()
             .expect("a mechanical stepper runs a mechanical model");
+        (self.step_fn)(self, sys, x, w, h)
+    }
+
+    /// Runs the step at the compile-time sizes `NX` (twice the coordinates),
+    /// `NU` (pairs) and `NW` (inputs) from now on, when they are this
+    /// stepper's, within [`FIXED_LIMIT`], and its contact problem is small
+    /// enough for the solver's warm path through constant positions; returns
+    /// whether it does. The numbers are the same either way (see
+    /// [`crate::scheme::dims`]).
+    pub fn specialize<const NX: usize, const NU: usize, const NW: usize>(&mut self) -> bool {
+        // A constant condition first: a large model's FMU never instantiates the step.
+        if !Fixed::<NX, NU, NW>::SMALL
+            || NU > lcp::SMALL
+            || !Fixed::<NX, NU, NW>::fits(2 * self.dof, self.nu, self.nw)
+        {
+            return false;
+        }
+        // Plain: no friction, and contact k's pair is pair k. A frictional
+        // contact takes four pairs: below four, only the plain step is
+        // compiled (a constant condition), and a model that is not plain
+        // (pairs out of the contacts' order) keeps run-time sizes.
+        let plain = self.nf == 0 && self.pair.iter().enumerate().all(|(k, &p)| p == k);
+        self.step_fn = if plain {
+            Self::step_in::<Fixed<NX, NU, NW>, true>
+        } else if NU >= 4 {
+            Self::step_in::<Fixed<NX, NU, NW>, false>
+        } else {
+            return false;
+        };
+        true
+    }
+
+    /// The step, written once for run-time and compile-time sizes `D`
+    /// (`nx` twice the coordinates, `nu` the pairs, `nw` the inputs). `PLAIN`:
+    /// the model has no friction and contact `k`'s pair is pair `k`, so the
+    /// contacts are `nu`, a constant at compile-time sizes, and their pairs
+    /// need no look-up.
+    fn step_in<D: Dims, const PLAIN: bool>(
+        &mut self,
+        sys: &MechSystem,
+        x: &[f64],
+        w: &[f64],
+        h: f64,
+    ) -> Result<lcp::Info, StepError> {
+        let d = D::of(2 * self.dof, self.nu, self.nw);
+        let (n, nu, nw) = (d.nx() / 2, d.nu(), d.nw());
+        let (nc, nf) = if PLAIN {
+            (nu, 0)
+        } else {
+            (sys.contacts(), sys.mu.len())
+        };
         let key = self.size.key(h);
         if !self.size.holds(key) {
             self.prepare(sys, key)?;
         }
         let h = key;
-        let n = self.dof;
-        let (q, v) = x.split_at(n);
+        let (q, v) = (&x[..n], &x[n..2 * n]);
+        let w = &w[..nw];
+
+        // Small models keep the step's intermediate vectors on the stack (no
+        // heap buffer to load and bounds-check, and at sizes fixed when
+        // compiled no store the compiler must assume aliased), larger ones in
+        // the stepper's buffers; the arithmetic is the same.
+        let small = n <= FIXED_LIMIT && nc <= lcp::SMALL;
+        let mut rhs_s = [0.0; FIXED_LIMIT];
+        let (mut gap_s, mut rate_s) = ([0.0; lcp::SMALL], [0.0; lcp::SMALL]);
+        let (mut free_s, mut impulse_s) = ([0.0; lcp::SMALL], [0.0; lcp::SMALL]);
 
         // Free velocity into the second half of x_next.
-        let rhs = &mut self.rhs;
-        rhs.copy_from_slice(&sys.force);
+        let rhs: &mut [f64] = if small {
+            &mut rhs_s[..n]
+        } else {
+            &mut self.rhs[..n]
+        };
+        rhs.copy_from_slice(&sys.force[..n]);
         sys.input_force.mul_acc(rhs, w, 1.0);
         sys.position_force.mul_acc(rhs, q, 1.0);
         sys.velocity_force.mul_acc(rhs, v, 1.0);
@@ -234,34 +313,57 @@ impl MechStepper {
         for r in rhs.iter_mut() {
             *r *= h;
         }
-        self.inverse.apply(rhs);
-        let (q_next, v_free) = self.x_next.split_at_mut(n);
-        for ((vf, v), dv) in v_free.iter_mut().zip(v).zip(rhs.iter()) {
-            *vf = v + dv;
+        self.inverse.apply_sized(n, rhs);
+        let (q_next, v_free) = self.x_next[..2 * n].split_at_mut(n);
+        for i in 0..n {
+            v_free[i] = v[i] + rhs[i];
         }
 
-        // The LCP's q and bounds.
-        self.gap.copy_from_slice(&sys.gap0);
-        sys.gap.mul_acc(&mut self.gap, q, 1.0);
+        // The LCP's q and bounds: the contacts' gaps `G q + g0`, current rates
+        // `G v` (read at velocity level only) and free rates `G v_free`, in one
+        // pass over `G`'s entries: each is a sum started at its constant (or
+        // zero) with the entries' terms added in their order, as `mul_acc` adds them.
+        let (gap, gap_rate, free_rate): (&mut [f64], &mut [f64], &mut [f64]) = if small {
+            (&mut gap_s[..nc], &mut rate_s[..nc], &mut free_s[..nc])
+        } else {
+            (
+                &mut self.gap[..nc],
+                &mut self.gap_rate[..nc],
+                &mut self.free_rate[..nc],
+            )
+        };
+        let velocity_level = self.method.velocity_level();
+        for k in 0..nc {
+            gap[k] = sys.gap0[k];
+            gap_rate[k] = 0.0;
+            free_rate[k] = 0.0;
+        }
+        for &(k, j, a) in &sys.gap.entries {
+            gap[k] += a * q[j];
+            gap_rate[k] += a * v[j];
+            free_rate[k] += a * v_free[j];
+        }
         if let Some(pr) = &mut self.projection {
             pr.gap_precision(sys, q);
         }
-        if self.method.velocity_level() {
-            // Only the velocity level needs the contacts' current rates.
-            self.gap_rate.fill(0.0);
-            sys.gap.mul_acc(&mut self.gap_rate, v, 1.0);
+        let slip = &mut self.slip[..nf];
+        if !PLAIN {
+            slip.copy_from_slice(&sys.slip0[..nf]);
+            sys.slip.mul_acc(slip, v_free, 1.0);
+            sys.slip_inputs.mul_acc(slip, w, 1.0);
         }
-        self.free_rate.fill(0.0);
-        sys.gap.mul_acc(&mut self.free_rate, v_free, 1.0);
-        self.slip.copy_from_slice(&sys.slip0);
-        sys.slip.mul_acc(&mut self.slip, v_free, 1.0);
-        sys.slip_inputs.mul_acc(&mut self.slip, w, 1.0);
+        // Small dense problems are solved from the stack (see below); the
+        // others in the problem's own vectors.
+        let on_stack = nu <= lcp::SMALL && matches!(self.contacts, Contacts::Dense { .. });
+        let mut qs = [0.0; lcp::SMALL];
         let (qv, hi) = self.contacts.q_and_hi();
+        let (qv, hi) = (&mut qv[..nu], &mut hi[..nu]);
+        let q_lcp: &mut [f64] = if on_stack { &mut qs[..nu] } else { qv };
         let mut changed = false;
-        for k in 0..sys.contacts() {
-            let p = sys.pair[k];
-            let engaged = if self.method.velocity_level() {
-                let u = self.gap_rate[k];
+        for k in 0..nc {
+            let p = if PLAIN { k } else { sys.pair[k] };
+            let engaged = if velocity_level {
+                let u = gap_rate[k];
                 // Energy-safe: an active contact that is already opening (after
                 // a small penetration) gets e = 1, so its percussion does no
                 // work (P (U⁺ + U) / 2 = 0), where Newton's e < 1 lets it push
@@ -271,54 +373,89 @@ impl MechStepper {
                 } else {
                     sys.restitution[k]
                 };
-                qv[p] = self.free_rate[k] + e * u;
-                let predicted = self.gap[k] + self.gamma * h * self.gap_rate[k];
+                q_lcp[p] = free_rate[k] + e * u;
+                let predicted = gap[k] + self.gamma * h * gap_rate[k];
                 match (&self.projection, &self.direct) {
                     (_, Some(d)) => d.engaged(self.index_set[k], predicted, u),
-                    (Some(pr), None) => predicted <= 0.0 || pr.touching(self.gap[k]),
+                    (Some(pr), None) => predicted <= 0.0 || pr.touching(gap[k]),
                     (None, None) => predicted <= 0.0,
                 }
             } else {
-                qv[p] = self.gap[k] + h * self.free_rate[k];
+                q_lcp[p] = gap[k] + h * free_rate[k];
                 true
             };
             changed |= engaged != self.engaged[k];
             self.engaged[k] = engaged;
             hi[p] = if engaged { f64::INFINITY } else { 0.0 };
         }
-        for (r, &k) in sys.friction_contact.iter().enumerate() {
-            let p = sys.pair[k];
-            qv[p + 1] = self.slip[r];
-            qv[p + 2] = -self.slip[r];
-            qv[p + 3] = 0.0;
-            let top = hi[p];
-            hi[p + 1] = top;
-            hi[p + 2] = top;
-            hi[p + 3] = top;
+        if !PLAIN {
+            for (r, &k) in sys.friction_contact.iter().enumerate() {
+                let p = sys.pair[k];
+                q_lcp[p + 1] = slip[r];
+                q_lcp[p + 2] = -slip[r];
+                q_lcp[p + 3] = 0.0;
+                let top = hi[p];
+                hi[p + 1] = top;
+                hi[p + 2] = top;
+                hi[p + 3] = top;
+            }
         }
         let bounds_changed = changed || !self.bounds_fresh;
         self.bounds_fresh = true;
-        let info = self
-            .contacts
-            .solve(&mut self.u_next, &mut self.y_next, bounds_changed);
+        let mut us = [0.0; lcp::SMALL];
+        let info = match &mut self.contacts {
+            Contacts::Dense { problem, solver } if on_stack => {
+                // `q`, `u` and `y` on the stack: at sizes fixed when compiled the
+                // warm start and its verification index them at constant
+                // positions only (see `lcp::Solver::solve_with`). `y` is not
+                // kept: nothing reads a mechanical step's `y`.
+                problem.q.as_mut_slice()[..nu].copy_from_slice(&qs[..nu]);
+                if bounds_changed {
+                    solver.matrix_changed();
+                }
+                let mut ys = [0.0; lcp::SMALL];
+                let info = solver.solve_with(nu, problem, &qs[..nu], &mut us[..nu], &mut ys[..nu]);
+                self.u_next[..nu].copy_from_slice(&us[..nu]);
+                info
+            }
+            contacts => contacts.solve(&mut self.u_next, &mut self.y_next, bounds_changed),
+        };
         if info.status != lcp::Status::Solved {
             return Err(StepError::Lcp(info));
         }
 
         // Impulses back to velocities.
         let c = impulse_scale(self.method, h);
-        for (k, r) in self.normal_impulse.iter_mut().enumerate() {
-            *r = c * self.u_next[sys.pair[k]];
+        let u_next = if on_stack {
+            &us[..nu]
+        } else {
+            &self.u_next[..nu]
+        };
+        let normal_impulse: &mut [f64] = if small {
+            &mut impulse_s[..nc]
+        } else {
+            &mut self.normal_impulse[..nc]
+        };
+        for (k, r) in normal_impulse.iter_mut().enumerate() {
+            let p = if PLAIN { k } else { sys.pair[k] };
+            *r = c * u_next[p];
         }
-        for (r, &k) in self.slip_impulse.iter_mut().zip(&sys.friction_contact) {
-            let p = sys.pair[k];
-            *r = c * (self.u_next[p + 1] - self.u_next[p + 2]);
+        let slip_impulse = &mut self.slip_impulse[..nf];
+        if !PLAIN {
+            for (r, &k) in slip_impulse.iter_mut().zip(&sys.friction_contact) {
+                let p = sys.pair[k];
+                *r = c * (u_next[p + 1] - u_next[p + 2]);
+            }
         }
-        let dv = &mut self.rhs;
-        dv.fill(0.0);
-        sys.gap.mul_t_acc(dv, &self.normal_impulse, 1.0);
-        sys.slip.mul_t_acc(dv, &self.slip_impulse, 1.0);
-        self.inverse.apply(dv);
+        let dv = rhs;
+        for x in dv.iter_mut() {
+            *x = 0.0;
+        }
+        sys.gap.mul_t_acc(dv, normal_impulse, 1.0);
+        if !PLAIN {
+            sys.slip.mul_t_acc(dv, slip_impulse, 1.0);
+        }
+        self.inverse.apply_sized(n, dv);
         let a = if self.method == Method::SemiExplicit {
             1.0
         } else {
@@ -330,7 +467,7 @@ impl MechStepper {
             q_next[i] = q[i] + h * (a * vn + (1.0 - a) * v[i]);
         }
         if let Some(p) = &mut self.projection {
-            let info = p.project(sys, q_next, v_free, &self.gap_rate, &self.normal_impulse);
+            let info = p.project(sys, q_next, v_free, gap_rate, normal_impulse);
             if info.status != lcp::Status::Solved {
                 return Err(StepError::Lcp(info));
             }
@@ -341,7 +478,7 @@ impl MechStepper {
                 return Err(StepError::Lcp(info));
             }
         }
-        if !tidy(&mut self.x_next) || !tidy(&mut self.u_next) {
+        if !tidy(&mut self.x_next[..2 * n]) || !tidy(&mut self.u_next[..nu]) {
             return Err(StepError::NotFinite);
         }
         Ok(info)

@@ -93,7 +93,7 @@ pub struct RawExperiment {
     pub step: Option<f64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScheme {
     pub method: Option<String>,

@@ -1,0 +1,186 @@
+//! The netlist front end: a SPICE netlist (`.cir`, `.sp`, `.net`) read into
+//! the same first-order [`Model`] the TOML forms give, with ideal (or
+//! piecewise-linear) diodes as complementarity pairs.
+//!
+//! The pipeline, one file per step:
+//!
+//! - [`lines`]: the text into logical lines (title, comments, `+`
+//!   continuations, `.end`) and tokens;
+//! - [`values`]: SPICE numbers with scale factors, `{expressions}` over
+//!   `.param` names;
+//! - [`parse`]: statements into a [`elements::Circuit`] (elements `R C L V I
+//!   D` with `IC=`, `DC`, `SIN`, `PULSE`, `PWL`; `.param .tran .ic .model
+//!   .options`); [`waveform`]: a source's waveform as a program of `time`;
+//! - [`topology`]: the refusals of ill-posed circuits (an element on one
+//!   node, a node with one connection, a floating part, a loop of voltage
+//!   sources and capacitors, a cut-set of inductors and current sources),
+//!   and which side of each diode's pair is the multiplier;
+//! - [`mna`]: the node equations solved once for every voltage and current
+//!   as a linear function of states, multipliers and sources;
+//! - [`lower`]: those functions as `A B C D f g`, programs of time and
+//!   outputs, with the names of [`names`].
+//!
+//! Every refusal is a [`ModelError`] whose field is the line number, so it
+//! prints as `file:line: what is wrong`.
+
+pub mod elements;
+pub mod lines;
+mod lower;
+mod mna;
+mod names;
+pub mod parse;
+pub mod topology;
+pub mod values;
+pub mod waveform;
+
+use super::raw::RawScheme;
+use super::validate::{ModelError, Validator};
+use super::{Experiment, Model};
+use std::path::Path;
+
+/// A refusal at a line of the netlist.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetError {
+    /// 1-based line number.
+    pub line: usize,
+    pub message: String,
+}
+
+impl NetError {
+    pub fn at(line: usize, message: impl Into<String>) -> Self {
+        NetError {
+            line,
+            message: message.into(),
+        }
+    }
+
+    fn into_model_error(self, path: &Path) -> ModelError {
+        ModelError {
+            file: path.to_path_buf(),
+            field: self.line.to_string(),
+            message: self.message,
+        }
+    }
+}
+
+/// Whether `path` names a netlist file (`.cir`, `.sp`, `.net`, any case).
+pub fn is_netlist(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| ["cir", "sp", "net"].contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// A netlist read into a model, with what `check` prints about it.
+pub struct Lowered {
+    pub model: Model,
+    /// The circuit's nodes and elements, what each state and pair came
+    /// from, and what was accepted with no effect.
+    pub summary: Vec<String>,
+}
+
+/// Most states and pairs of a circuit (as for every first-order model).
+const MAX_FIRST_ORDER: usize = 2_000;
+
+/// Reads netlist `text` (its first line the title); `path` names the file in
+/// messages and, by its stem, the model; `method` replaces the scheme's
+/// method (`--scheme`).
+pub fn read(text: &str, path: &Path, method: Option<&str>) -> Result<Lowered, ModelError> {
+    let fail = |e: NetError| e.into_model_error(path);
+    let split = lines::split(text, true).map_err(fail)?;
+    let circuit = parse::circuit(&split).map_err(fail)?;
+    let stem = path
+        .file_stem()
+        .map_or("circuit".into(), |s| s.to_string_lossy().into_owned());
+    lower_circuit(&circuit, names::identifier(&stem), path, method)
+}
+
+/// A netlist from a file.
+pub fn load(path: &Path, method: Option<&str>) -> Result<Lowered, ModelError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ModelError {
+        file: path.to_path_buf(),
+        field: "(file)".into(),
+        message: format!("cannot read: {e}"),
+    })?;
+    read(&text, path, method)
+}
+
+fn lower_circuit(
+    circuit: &elements::Circuit,
+    name: String,
+    path: &Path,
+    method: Option<&str>,
+) -> Result<Lowered, ModelError> {
+    let fail = |e: NetError| e.into_model_error(path);
+    let Some(first) = circuit.elements.first() else {
+        return Err(fail(NetError::at(1, "the netlist has no elements")));
+    };
+    let roles = topology::analyse(circuit).map_err(fail)?;
+    let cols = mna::Columns::new(circuit, &roles);
+    if cols.nx + cols.nu == 0 {
+        return Err(fail(NetError::at(
+            first.line,
+            "the circuit has no capacitor, inductor or diode: nothing in it evolves or switches",
+        )));
+    }
+    if cols.nx + cols.nu > MAX_FIRST_ORDER {
+        return Err(fail(NetError::at(
+            first.line,
+            format!(
+                "{} capacitors and inductors and {} diodes: at most {MAX_FIRST_ORDER} together are accepted (the first-order schemes work on dense matrices)",
+                cols.nx, cols.nu
+            ),
+        )));
+    }
+    let solution = mna::solve(circuit, &cols).map_err(fail)?;
+    let parts = lower::parts(circuit, &cols, &solution).map_err(fail)?;
+
+    let tran = circuit.tran;
+    let experiment = Experiment {
+        start: 0.0,
+        stop: tran.map_or(1.0, |t| t.stop),
+        step: tran.map_or(0.01, |t| t.step),
+    };
+    let max_step = tran.and_then(|t| t.max).filter(|&m| m < experiment.step);
+    let validator = Validator::new(path, method);
+    let scheme = validator.scheme(
+        Some(RawScheme {
+            theta: circuit.trapezoidal.then_some(0.5),
+            max_step,
+            ..RawScheme::default()
+        }),
+        false,
+    )?;
+
+    let mut summary = vec![format!(
+        "circuit: {} nodes besides the ground, {} elements; {} states (capacitor voltages, inductor currents), {} diodes",
+        circuit.nodes.len() - 1,
+        circuit.elements.len(),
+        cols.nx,
+        cols.nu
+    )];
+    if tran.is_none() {
+        summary.push("no .tran: the experiment is 0 to 1 s in steps of 0.01 s".into());
+    }
+    summary.extend(parts.summary);
+    summary.extend(circuit.notes.iter().map(|n| format!("note: {n}")));
+
+    let nonlinear = (parts.nonlinear != Default::default()).then_some(parts.nonlinear);
+    let model = Model {
+        name,
+        description: circuit.title.clone(),
+        parameters: Vec::new(),
+        inputs: Vec::new(),
+        states: parts.states,
+        pairs: parts.pairs,
+        outputs: parts.outputs,
+        system: parts.system,
+        mechanics: None,
+        scheme,
+        experiment,
+        blocks: Vec::new(),
+        conditions: Vec::new(),
+        nonlinear,
+        reference: None,
+    };
+    Ok(Lowered { model, summary })
+}

@@ -142,11 +142,11 @@ pub fn solve(c: &Circuit, cols: &Columns) -> Result<Solution, NetError> {
     let mut branch = vec![None; c.elements.len()];
     let mut nv = 0;
     for (i, e) in c.elements.iter().enumerate() {
-        let voltage_like = match (&e.kind, cols.slots[i]) {
-            (Kind::Voltage(_) | Kind::Capacitor { .. }, _) => true,
-            (Kind::Diode(_), Slot::Pair(_, Role::Voltage)) => true,
-            _ => false,
-        };
+        let voltage_like = matches!(
+            (&e.kind, cols.slots[i]),
+            (Kind::Voltage(_) | Kind::Capacitor { .. }, _)
+                | (Kind::Diode(_), Slot::Pair(_, Role::Voltage))
+        );
         if voltage_like {
             branch[i] = Some(nv);
             nv += 1;

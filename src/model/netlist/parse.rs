@@ -125,7 +125,7 @@ struct Reader {
     names: HashMap<String, usize>,
     /// Lower-case model name to the model and its line.
     models: HashMap<String, (DiodeModel, usize)>,
-    /// Diodes waiting for their model: element index, model name.
+    /// Diodes waiting for their model: element index, model name as written.
     diode_models: Vec<(usize, String)>,
 }
 
@@ -547,8 +547,7 @@ impl Reader {
             }
             _ => {
                 let model = c.word(&format!("{name}: its model name"))?;
-                self.diode_models
-                    .push((self.circuit.elements.len(), model.to_ascii_lowercase()));
+                self.diode_models.push((self.circuit.elements.len(), model));
                 if c.peek().and_then(Token::keyword).as_deref() == Some("off") {
                     c.next();
                 }
@@ -673,7 +672,7 @@ impl Reader {
     fn resolve_diodes(&mut self) -> Result<(), NetError> {
         for (i, model) in std::mem::take(&mut self.diode_models) {
             let e = &mut self.circuit.elements[i];
-            let Some((m, _)) = self.models.get(&model) else {
+            let Some((m, _)) = self.models.get(&model.to_ascii_lowercase()) else {
                 return Err(NetError::at(
                     e.line,
                     format!(
@@ -729,7 +728,7 @@ fn waveform(c: &Cursor, name: &str, k: &str, a: &[f64]) -> Result<Waveform, NetE
             per: arg(6).unwrap_or(f64::NAN),
         },
         _ => {
-            if a.len() % 2 != 0 {
+            if !a.len().is_multiple_of(2) {
                 return c.fail(format!(
                     "{name}: PWL takes pairs of time and value, found {} numbers",
                     a.len()

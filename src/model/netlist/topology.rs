@@ -134,8 +134,8 @@ pub fn analyse(c: &Circuit) -> Result<Vec<Option<Role>>, NetError> {
             incident[v].push(i);
         }
     }
-    for v in 1..n {
-        if let [only] = incident[v][..] {
+    for (v, list) in incident.iter().enumerate().skip(1) {
+        if let [only] = list[..] {
             let e = &c.elements[only];
             return Err(NetError::at(
                 e.line,

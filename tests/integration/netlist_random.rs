@@ -20,7 +20,7 @@
 //! comment): such runs are counted and printed, and accepted only with the
 //! condition that explains them verified (an indefinite LCP matrix and an
 //! infeasibility found by enumeration; a stiff circuit and values past
-//! 1e100). `LCSFMU_RANDOM_NETLISTS=N` runs N circuits (default 60),
+//! 1e100). `LCSFMU_RANDOM_NETLISTS=N` runs N circuits (default 200),
 //! `LCSFMU_RANDOM_SEED` picks another seed.
 
 use crate::sequence_args::{env_or, Rng};
@@ -233,12 +233,12 @@ fn lcp_definiteness(model: &lcsfmu::model::Model) -> f64 {
 
 #[test]
 fn random_ladders_step_without_a_discard() {
-    let count = env_or("LCSFMU_RANDOM_NETLISTS", 60) as usize;
+    let count = env_or("LCSFMU_RANDOM_NETLISTS", 200) as usize;
     let mut rng = Rng(env_or("LCSFMU_RANDOM_SEED", 0x0c1c_5eed) | 1);
     let (mut steps, mut pairs, mut states) = (0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     let (mut diverged, mut infeasible_steps) = (Vec::new(), Vec::new());
-    let mut refused = 0usize;
+    let (mut refused, mut trapezoidal) = (0usize, 0usize);
     for index in 0..count {
         let (text, what) = random_netlist(&mut rng, index);
         let lowered = match netlist::read(&text, Path::new("random.cir"), None) {
@@ -261,6 +261,9 @@ fn random_ladders_step_without_a_discard() {
         pairs += model.nu();
         states += model.nx();
         let (theta, h) = (model.scheme.theta, model.experiment.step);
+        if theta < 1.0 {
+            trapezoidal += 1;
+        }
         let stiffness = h * spectral_radius(&model);
         let definiteness = lcp_definiteness(&model);
         let trajectory = simulate::run(model, "{random}", &Options::default())
@@ -308,7 +311,7 @@ fn random_ladders_step_without_a_discard() {
         }
     }
     println!(
-        "random netlists: {count} drawn, {refused} refused (resistive only), {states} states and {pairs} diodes in all, {steps} steps; at theta = 1/2: {} stopped at an infeasible step, {} diverged; {} other failures",
+        "random netlists: {count} drawn, {refused} refused (resistive only), {states} states and {pairs} diodes in all, {steps} steps; {trapezoidal} at theta = 1/2, of which {} stopped at an infeasible step, {} diverged; {} other failures",
         infeasible_steps.len(),
         diverged.len(),
         failures.len(),

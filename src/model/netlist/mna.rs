@@ -108,10 +108,22 @@ impl Solution {
         }
     }
 
-    /// `v(n+) - v(n-)` of element nodes `[p, q]`.
+    /// `v(n+) - v(n-)` of element nodes `[p, q]`. A coefficient that
+    /// cancels to rounding (a source's share in both ends' voltages) is an
+    /// exact zero, so that the sparsity `check` prints is the circuit's.
     pub fn across(&self, [p, q]: [usize; 2]) -> Row {
         let (a, b) = (self.voltage(p), self.voltage(q));
-        a.iter().zip(&b).map(|(x, y)| x - y).collect()
+        a.iter()
+            .zip(&b)
+            .map(|(x, y)| {
+                let d = x - y;
+                if d.abs() <= 4.0 * f64::EPSILON * (x.abs() + y.abs()) {
+                    0.0
+                } else {
+                    d
+                }
+            })
+            .collect()
     }
 
     /// The current of voltage-like element `i` from `n+` through it to `n-`.

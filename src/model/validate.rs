@@ -120,6 +120,10 @@ pub fn from_str_with(
         field,
         message,
     })?;
+    if raw.circuit.is_some() {
+        let offset = super::netlist::toml_offset(text);
+        return Validator::new(path, method).circuit_model(raw, offset);
+    }
     let form = if raw.coordinates.is_empty() && raw.contacts.is_empty() {
         Form::Signal
     } else {
@@ -163,6 +167,11 @@ impl<'a> Validator<'a> {
             method,
             form: Form::Signal,
         }
+    }
+
+    /// The file named in messages.
+    pub(super) fn file(&self) -> &'a Path {
+        self.file
     }
 }
 
@@ -388,7 +397,7 @@ impl Validator<'_> {
         )
     }
 
-    fn variables(
+    pub(super) fn variables(
         &self,
         list: Vec<raw::RawVariable>,
         kind: &str,

@@ -39,6 +39,9 @@
 //! - `netlist_circuits` the bundled circuits against Siconos' DiodeBridge result, the
 //!   matrix model of the same circuit, the half-wave rectifier's closed form, and ngspice
 //!   (where installed) within the derived device and step differences
+//! - `netlist_toml` a netlist inside a TOML model: an FMU input as a source (bit for bit
+//!   the netlist's own source), outputs over the circuit's quantities, refusals at the
+//!   file's lines
 //! - `netlist_random` random RC/RL/RLC ladders with diodes and sources in time, states at
 //!   0, h from 1e-4 to 0.1, both θ: every step taken
 //! - `description`  modelDescription.xml: golden file and structural rules
@@ -163,6 +166,7 @@ mod models;
 mod netlist;
 mod netlist_circuits;
 mod netlist_random;
+mod netlist_toml;
 mod nonlinear;
 mod nonlinear_events;
 mod numeric;

@@ -58,6 +58,8 @@ pub enum Waveform {
     },
     /// `PWL(T1 V1 T2 V2 ...)`, times increasing.
     Pwl(Vec<(f64, f64)>),
+    /// `{name}` of an FMU input (a netlist inside a TOML model): input `j`.
+    Input(usize),
 }
 
 impl Waveform {

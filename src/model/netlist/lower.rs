@@ -29,10 +29,20 @@ pub struct Parts {
     pub nonlinear: Nonlinear,
     /// For `check`: what each state, pair and output came from.
     pub summary: Vec<String>,
+    /// Each output as an expression of the states, pairs, inputs and
+    /// `time` (what a TOML model's own outputs may read).
+    pub quantities: Vec<(String, Node)>,
 }
 
-/// Lowers the solved circuit.
-pub fn parts(c: &Circuit, cols: &Columns, sol: &Solution) -> Result<Parts, NetError> {
+/// Lowers the solved circuit; `inputs` are the FMU inputs' names, which
+/// sources may name.
+pub fn parts(
+    c: &Circuit,
+    cols: &Columns,
+    sol: &Solution,
+    inputs: &[String],
+) -> Result<Parts, NetError> {
+    let nw = inputs.len();
     let width = cols.width();
     let mut names = Namer::default();
     let starts = start_values(c)?;
@@ -196,47 +206,46 @@ pub fn parts(c: &Circuit, cols: &Columns, sol: &Solution) -> Result<Parts, NetEr
     let mut system = System {
         a: ExprMatrix::zeros(nx, nx),
         b: ExprMatrix::zeros(nx, nu),
-        e: ExprMatrix::zeros(nx, 0),
+        e: ExprMatrix::zeros(nx, nw),
         f: ExprMatrix::zeros(nx, 1),
         c: ExprMatrix::zeros(nu, nx),
         d: ExprMatrix::zeros(nu, nu),
-        fw: ExprMatrix::zeros(nu, 0),
+        fw: ExprMatrix::zeros(nu, nw),
         g: ExprMatrix::zeros(nu, 1),
     };
     let mut nonlinear = Nonlinear::default();
     for (i, row) in der.iter().enumerate() {
-        let (constant, program) = split.tail(row);
-        push_row(
-            &mut system.a,
-            &mut system.b,
-            &mut system.f,
-            i,
-            row,
-            cols,
-            constant,
-        );
+        let (constant, program, on_w) = split.tail(row);
+        let (a, b, f) = (&mut system.a, &mut system.b, &mut system.f);
+        push_row(a, b, f, i, row, cols, constant);
+        let e = &mut system.e.entries;
+        e.extend(on_w.iter().map(|&(j, v)| (i, j, Expr::constant(v))));
         if let Some(p) = program {
             nonlinear.der.push((i, p));
         }
     }
     for (i, row) in rel.iter().enumerate() {
-        let (constant, program) = split.tail(row);
-        push_row(
-            &mut system.c,
-            &mut system.d,
-            &mut system.g,
-            i,
-            row,
-            cols,
-            constant,
-        );
+        let (constant, program, on_w) = split.tail(row);
+        let (c, d, g) = (&mut system.c, &mut system.d, &mut system.g);
+        push_row(c, d, g, i, row, cols, constant);
+        let fw = &mut system.fw.entries;
+        fw.extend(on_w.iter().map(|&(j, v)| (i, j, Expr::constant(v))));
         if let Some(p) = program {
             nonlinear.y.push((i, p));
         }
     }
+    let variable_names: Vec<&str> = states
+        .iter()
+        .map(|v: &Variable| v.name.as_str())
+        .chain(pairs.iter().map(|p: &Pair| p.name.as_str()))
+        .collect();
+    let quantities = outputs
+        .iter()
+        .map(|(name, _, _, _, row)| (name.clone(), split.node(row, &variable_names, inputs)))
+        .collect();
     let mut out = Vec::with_capacity(outputs.len());
     for (k, (name, description, unit_name, definition, row)) in outputs.into_iter().enumerate() {
-        let (constant, program) = split.tail(&row);
+        let (constant, program, on_w) = split.tail(&row);
         if let Some(p) = program {
             nonlinear.outputs.push((k, p));
         }
@@ -254,7 +263,7 @@ pub fn parts(c: &Circuit, cols: &Columns, sol: &Solution) -> Result<Parts, NetEr
             constant: Expr::constant(constant),
             states: entries(0..nx, 0),
             pairs: entries(nx..nx + nu, nx),
-            inputs: Vec::new(),
+            inputs: on_w.iter().map(|&(j, v)| (j, Expr::constant(v))).collect(),
         });
     }
     Ok(Parts {
@@ -264,6 +273,7 @@ pub fn parts(c: &Circuit, cols: &Columns, sol: &Solution) -> Result<Parts, NetEr
         outputs: out,
         nonlinear,
         summary,
+        quantities,
     })
 }
 
@@ -301,37 +311,72 @@ struct Split<'c> {
 }
 
 impl Split<'_> {
-    /// The constant (DC sources included) and the program of the others.
-    fn tail(&self, row: &Row) -> (f64, Option<Expr>) {
+    /// The constant (DC sources included), the program of the sources in
+    /// time, and the coefficients of the inputs.
+    fn tail(&self, row: &Row) -> (f64, Option<Expr>, Vec<(usize, f64)>) {
         let mut constant = row[self.cols.one()];
         let mut sum: Option<Node> = None;
+        let mut on_w: Vec<(usize, f64)> = Vec::new();
         for (k, w) in self.sources.iter().enumerate() {
             let coef = row[self.cols.s(k)];
             if coef == 0.0 {
                 continue;
             }
-            match w.constant() {
-                Some(v) => constant += coef * v,
-                None => {
-                    let term = Node::Bin(
-                        BinOp::Mul,
-                        Box::new(Node::Num(coef)),
-                        Box::new(waveform::program(w)),
-                    );
+            match (w.constant(), w) {
+                (Some(v), _) => constant += coef * v,
+                (None, Waveform::Input(j)) => match on_w.iter_mut().find(|(i, _)| i == j) {
+                    Some(entry) => entry.1 += coef,
+                    None => on_w.push((*j, coef)),
+                },
+                (None, _) => {
+                    let term = mul(Node::Num(coef), waveform::program(w));
                     sum = Some(match sum {
                         None => term,
-                        Some(s) => Node::Bin(BinOp::Add, Box::new(s), Box::new(term)),
+                        Some(s) => add(s, term),
                     });
                 }
             }
         }
+        on_w.sort_by_key(|(j, _)| *j);
+        on_w.retain(|(_, v)| *v != 0.0);
         let program = sum.map(|node| {
             let lookup = |n: &str| (n == "time").then_some(Operand::Time);
             Expr::compile_program(&node, &lookup, Form::Signal)
                 .expect("waveforms are smooth functions of time with a bounded stack")
         });
-        (constant, program)
+        (constant, program, on_w)
     }
+
+    /// A row as an expression over the variables' names and `time`.
+    fn node(&self, row: &Row, variables: &[&str], inputs: &[String]) -> Node {
+        let mut out = Node::Num(row[self.cols.one()]);
+        let name = |n: &str| Node::Name(n.to_string());
+        for (col, v) in variables.iter().enumerate() {
+            if row[col] != 0.0 {
+                out = add(out, mul(Node::Num(row[col]), name(v)));
+            }
+        }
+        for (k, w) in self.sources.iter().enumerate() {
+            let coef = row[self.cols.s(k)];
+            if coef == 0.0 {
+                continue;
+            }
+            let value = match w {
+                Waveform::Input(j) => name(&inputs[*j]),
+                w => waveform::program(w),
+            };
+            out = add(out, mul(Node::Num(coef), value));
+        }
+        out
+    }
+}
+
+fn add(a: Node, b: Node) -> Node {
+    Node::Bin(BinOp::Add, Box::new(a), Box::new(b))
+}
+
+fn mul(a: Node, b: Node) -> Node {
+    Node::Bin(BinOp::Mul, Box::new(a), Box::new(b))
 }
 
 /// The start value of every state (capacitors and inductors in order).

@@ -29,10 +29,12 @@ mod lower;
 mod mna;
 mod names;
 pub mod parse;
+mod toml;
 pub mod topology;
 pub mod values;
 pub mod waveform;
 
+pub use self::toml::offset as toml_offset;
 use super::raw::RawScheme;
 use super::validate::{ModelError, Validator};
 use super::{Experiment, Model};
@@ -85,13 +87,19 @@ const MAX_FIRST_ORDER: usize = 2_000;
 /// messages and, by its stem, the model; `method` replaces the scheme's
 /// method (`--scheme`).
 pub fn read(text: &str, path: &Path, method: Option<&str>) -> Result<Lowered, ModelError> {
-    let fail = |e: NetError| e.into_model_error(path);
-    let split = lines::split(text, true).map_err(fail)?;
-    let circuit = parse::circuit(&split).map_err(fail)?;
+    let at = Place { path, offset: 0 };
+    let split = lines::split(text, true).map_err(|e| at.error(e))?;
+    let circuit = parse::circuit(&split, &[]).map_err(|e| at.error(e))?;
     let stem = path
         .file_stem()
         .map_or("circuit".into(), |s| s.to_string_lossy().into_owned());
-    lower_circuit(&circuit, names::identifier(&stem), path, method)
+    let settings = Settings {
+        method,
+        experiment: None,
+        scheme: None,
+    };
+    let (lowered, _) = lower_circuit(&circuit, names::identifier(&stem), &at, settings, &[])?;
+    Ok(lowered)
 }
 
 /// A netlist from a file.
@@ -104,13 +112,39 @@ pub fn load(path: &Path, method: Option<&str>) -> Result<Lowered, ModelError> {
     read(&text, path, method)
 }
 
+/// Where the netlist's lines are: the file, and how many lines of it come
+/// before the netlist's first (a netlist inside a TOML model).
+struct Place<'p> {
+    path: &'p Path,
+    offset: usize,
+}
+
+impl Place<'_> {
+    fn error(&self, e: NetError) -> ModelError {
+        NetError {
+            line: e.line + self.offset,
+            message: e.message,
+        }
+        .into_model_error(self.path)
+    }
+}
+
+/// The scheme and experiment: the netlist's `.tran` and `.options` unless a
+/// TOML model gives its own.
+struct Settings<'a> {
+    method: Option<&'a str>,
+    experiment: Option<Experiment>,
+    scheme: Option<RawScheme>,
+}
+
 fn lower_circuit(
     circuit: &elements::Circuit,
     name: String,
-    path: &Path,
-    method: Option<&str>,
-) -> Result<Lowered, ModelError> {
-    let fail = |e: NetError| e.into_model_error(path);
+    at: &Place,
+    settings: Settings,
+    inputs: &[String],
+) -> Result<(Lowered, Vec<(String, crate::model::expr::Node)>), ModelError> {
+    let fail = |e: NetError| at.error(e);
     let Some(first) = circuit.elements.first() else {
         return Err(fail(NetError::at(1, "the netlist has no elements")));
     };
@@ -132,24 +166,20 @@ fn lower_circuit(
         )));
     }
     let solution = mna::solve(circuit, &cols).map_err(fail)?;
-    let parts = lower::parts(circuit, &cols, &solution).map_err(fail)?;
+    let parts = lower::parts(circuit, &cols, &solution, inputs).map_err(fail)?;
 
     let tran = circuit.tran;
-    let experiment = Experiment {
+    let experiment = settings.experiment.unwrap_or(Experiment {
         start: 0.0,
         stop: tran.map_or(1.0, |t| t.stop),
         step: tran.map_or(0.01, |t| t.step),
-    };
-    let max_step = tran.and_then(|t| t.max).filter(|&m| m < experiment.step);
-    let validator = Validator::new(path, method);
-    let scheme = validator.scheme(
-        Some(RawScheme {
-            theta: circuit.trapezoidal.then_some(0.5),
-            max_step,
-            ..RawScheme::default()
-        }),
-        false,
-    )?;
+    });
+    let raw_scheme = settings.scheme.unwrap_or_else(|| RawScheme {
+        theta: circuit.trapezoidal.then_some(0.5),
+        max_step: tran.and_then(|t| t.max).filter(|&m| m < experiment.step),
+        ..RawScheme::default()
+    });
+    let scheme = Validator::new(at.path, settings.method).scheme(Some(raw_scheme), false)?;
 
     let mut summary = vec![format!(
         "circuit: {} nodes besides the ground, {} elements; {} states (capacitor voltages, inductor currents), {} diodes",
@@ -158,7 +188,7 @@ fn lower_circuit(
         cols.nx,
         cols.nu
     )];
-    if tran.is_none() {
+    if tran.is_none() && settings.experiment.is_none() {
         summary.push("no .tran: the experiment is 0 to 1 s in steps of 0.01 s".into());
     }
     summary.extend(parts.summary);
@@ -182,5 +212,5 @@ fn lower_circuit(
         nonlinear,
         reference: None,
     };
-    Ok(Lowered { model, summary })
+    Ok((Lowered { model, summary }, parts.quantities))
 }

@@ -53,8 +53,9 @@ const EXPONENTIAL: &[&str] = &[
     "ikr", "jsw", "pb", "mj", "mjsw", "cjp", "cjsw", "php", "xcjsw", "iave", "vpk", "mfg", "type",
 ];
 
-/// Reads the logical lines of a netlist into a circuit.
-pub fn circuit(text: &lines::Text) -> Result<Circuit, NetError> {
+/// Reads the logical lines of a netlist into a circuit. `inputs` are the
+/// names of FMU inputs a source's value may be (`V1 in 0 {vin}`).
+pub fn circuit(text: &lines::Text, inputs: &[String]) -> Result<Circuit, NetError> {
     let mut lines = Vec::with_capacity(text.lines.len());
     for line in &text.lines {
         lines.push((line, lines::tokens(line)?));
@@ -71,6 +72,7 @@ pub fn circuit(text: &lines::Text) -> Result<Circuit, NetError> {
         names: HashMap::new(),
         models: HashMap::new(),
         diode_models: Vec::new(),
+        inputs,
     };
     if !text.control_blocks.is_empty() {
         reader.circuit.notes.push(format!(
@@ -116,7 +118,7 @@ fn join_numbers(v: &[usize]) -> String {
     s.join(", ")
 }
 
-struct Reader {
+struct Reader<'i> {
     circuit: Circuit,
     params: Params,
     /// Lower-case node name to index.
@@ -127,6 +129,8 @@ struct Reader {
     models: HashMap<String, (DiodeModel, usize)>,
     /// Diodes waiting for their model: element index, model name as written.
     diode_models: Vec<(usize, String)>,
+    /// FMU input names.
+    inputs: &'i [String],
 }
 
 /// A cursor over one line's tokens.
@@ -170,7 +174,7 @@ impl Cursor<'_> {
     }
 }
 
-impl Reader {
+impl Reader<'_> {
     fn value(&self, c: &mut Cursor, what: &str) -> Result<f64, NetError> {
         match c.next().cloned() {
             Some(t) => self.params.value(&t, c.line, what),
@@ -585,7 +589,13 @@ impl Reader {
             match t.keyword().as_deref() {
                 Some("dc") => {
                     c.next();
-                    dc = Some(self.value(c, &format!("{name}: DC"))?);
+                    match c.peek().and_then(|t| self.input(t)) {
+                        Some(j) => {
+                            c.next();
+                            wave = Some(Waveform::Input(j));
+                        }
+                        None => dc = Some(self.value(c, &format!("{name}: DC"))?),
+                    }
                 }
                 Some("ac") => {
                     c.next();
@@ -618,6 +628,10 @@ impl Reader {
                         k.to_ascii_uppercase()
                     ));
                 }
+                _ if dc.is_none() && wave.is_none() && self.input(&t).is_some() => {
+                    c.next();
+                    wave = self.input(&t).map(Waveform::Input);
+                }
                 _ if dc.is_none() && wave.is_none() => {
                     c.next();
                     dc = Some(
@@ -634,6 +648,14 @@ impl Reader {
             }
         }
         Ok(wave.unwrap_or(Waveform::Dc(dc.unwrap_or(0.0))))
+    }
+
+    /// The FMU input a `{name}` value names (case-insensitive, as SPICE).
+    fn input(&self, t: &Token) -> Option<usize> {
+        let Token::Expr(e) = t else { return None };
+        self.inputs
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(e.trim()))
     }
 
     /// A waveform's numbers, with or without parentheses. `None` stands for

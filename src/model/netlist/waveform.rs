@@ -49,6 +49,7 @@ fn since(t0: f64) -> Node {
 pub fn program(w: &Waveform) -> Node {
     match *w {
         Waveform::Dc(v) => num(v),
+        Waveform::Input(_) => unreachable!("an input is a column of E and F, not a program"),
         Waveform::Sin {
             vo,
             va,
@@ -135,6 +136,7 @@ pub fn program(w: &Waveform) -> Node {
 pub fn value(w: &Waveform, t: f64) -> f64 {
     match *w {
         Waveform::Dc(v) => v,
+        Waveform::Input(_) => f64::NAN,
         Waveform::Sin {
             vo,
             va,

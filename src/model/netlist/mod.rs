@@ -181,12 +181,14 @@ fn lower_circuit(
     });
     let scheme = Validator::new(at.path, settings.method).scheme(Some(raw_scheme), false)?;
 
+    let count =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut summary = vec![format!(
-        "circuit: {} nodes besides the ground, {} elements; {} states (capacitor voltages, inductor currents), {} diodes",
-        circuit.nodes.len() - 1,
-        circuit.elements.len(),
-        cols.nx,
-        cols.nu
+        "circuit: {} besides the ground, {}; {} (capacitor voltages, inductor currents), {}",
+        count(circuit.nodes.len() - 1, "node", "nodes"),
+        count(circuit.elements.len(), "element", "elements"),
+        count(cols.nx, "state", "states"),
+        count(cols.nu, "diode", "diodes"),
     )];
     if tran.is_none() && settings.experiment.is_none() {
         summary.push("no .tran: the experiment is 0 to 1 s in steps of 0.01 s".into());

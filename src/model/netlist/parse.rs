@@ -53,6 +53,10 @@ const EXPONENTIAL: &[&str] = &[
     "ikr", "jsw", "pb", "mj", "mjsw", "cjp", "cjsw", "php", "xcjsw", "iave", "vpk", "mfg", "type",
 ];
 
+/// Most points of a `PWL` source: its expression has a term per point, and
+/// the programs are compiled and checked recursively.
+const MAX_PWL_POINTS: usize = 1000;
+
 /// Reads the logical lines of a netlist into a circuit. `inputs` are the
 /// names of FMU inputs a source's value may be (`V1 in 0 {vin}`).
 pub fn circuit(text: &lines::Text, inputs: &[String]) -> Result<Circuit, NetError> {
@@ -757,6 +761,12 @@ fn waveform(c: &Cursor, name: &str, k: &str, a: &[f64]) -> Result<Waveform, NetE
                 ));
             }
             let points: Vec<(f64, f64)> = a.chunks(2).map(|p| (p[0], p[1])).collect();
+            if points.len() > MAX_PWL_POINTS {
+                return c.fail(format!(
+                    "{name}: PWL with {} points; at most {MAX_PWL_POINTS} are read (each is a term of the source's expression)",
+                    points.len()
+                ));
+            }
             if let Some(k) = points.windows(2).position(|w| !(w[1].0 >= w[0].0)) {
                 return c.fail(format!(
                     "{name}: PWL times must not decrease: {} after {}",

@@ -194,6 +194,7 @@ fn lower_circuit(
         summary.push("no .tran: the experiment is 0 to 1 s in steps of 0.01 s".into());
     }
     summary.extend(parts.summary);
+    summary.extend(sparsity(&parts.states, &parts.pairs, &parts.system));
     summary.extend(circuit.notes.iter().map(|n| format!("note: {n}")));
 
     let nonlinear = (parts.nonlinear != Default::default()).then_some(parts.nonlinear);
@@ -215,4 +216,49 @@ fn lower_circuit(
         reference: None,
     };
     Ok((Lowered { model, summary }, parts.quantities))
+}
+
+/// The lowered matrices' patterns, a row per state (`A | B`) and per pair
+/// (`C | D`), `x` for an entry and `.` for none (up to 40 columns).
+fn sparsity(states: &[super::Variable], pairs: &[super::Pair], s: &super::System) -> Vec<String> {
+    let (nx, nu) = (states.len(), pairs.len());
+    if nx + nu > 40 {
+        return vec![format!("sparsity: {nx} + {nu} columns, not printed")];
+    }
+    let pattern = |m: &super::ExprMatrix, i: usize| -> String {
+        (0..m.cols)
+            .map(|j| {
+                let set = m.entries.iter().any(|(r, c, _)| *r == i && *c == j);
+                if set {
+                    'x'
+                } else {
+                    '.'
+                }
+            })
+            .collect()
+    };
+    let width = states
+        .iter()
+        .map(|v| v.name.len())
+        .chain(pairs.iter().map(|p| p.name.len() + 5))
+        .max()
+        .unwrap_or(0);
+    let mut out = vec!["sparsity ('x' an entry), columns: states | pairs:".to_string()];
+    for (i, v) in states.iter().enumerate() {
+        let label = format!("{}'", v.name);
+        out.push(format!(
+            "  {label:<width$}  A {}  B {}",
+            pattern(&s.a, i),
+            pattern(&s.b, i)
+        ));
+    }
+    for (i, p) in pairs.iter().enumerate() {
+        let label = format!("y of {}", p.name);
+        out.push(format!(
+            "  {label:<width$}  C {}  D {}",
+            pattern(&s.c, i),
+            pattern(&s.d, i)
+        ));
+    }
+    out
 }

@@ -63,8 +63,8 @@ pub enum Waveform {
 }
 
 impl Waveform {
-    /// The value at `t` (the program built from it in `waveform.rs` computes
-    /// the same; this one is for messages and tests).
+    /// The value, when it does not change in time (`DC`, a one-point `PWL`):
+    /// such a source is a constant of the rows, not a program of `time`.
     pub fn constant(&self) -> Option<f64> {
         match self {
             Waveform::Dc(v) => Some(*v),

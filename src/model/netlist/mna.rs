@@ -86,6 +86,9 @@ impl Columns {
     }
 }
 
+/// Most unknowns of the node equations: `G` is dense, 72 MB at 3,000.
+const MAX_UNKNOWNS: usize = 3_000;
+
 /// A linear function of `[x; u; s; 1]`.
 pub type Row = Vec<f64>;
 
@@ -165,6 +168,15 @@ pub fn solve(c: &Circuit, cols: &Columns) -> Result<Solution, NetError> {
         }
     }
     let nz = nodes - 1 + nv;
+    if nz > MAX_UNKNOWNS {
+        return Err(NetError::at(
+            c.elements.first().map_or(1, |e| e.line),
+            format!(
+                "{} nodes and {nv} voltage-like branches: the node equations are solved densely, for at most {MAX_UNKNOWNS} unknowns",
+                nodes - 1
+            ),
+        ));
+    }
     let mut g = DMatrix::<f64>::zeros(nz, nz);
     let mut k = DMatrix::<f64>::zeros(nz, width);
     // Row/column of node v, none for the ground.

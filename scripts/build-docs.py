@@ -24,7 +24,7 @@ SRC = ROOT / "docs" / "src"
 CONTENTS = [
     ("", [("introduction", "What lcsfmu does"), ("getting-started", "Getting started")]),
     ("Tutorials", [("model-file", "The model file (matrices)"), ("blocks", "Blocks"),
-                   ("mechanical", "Mechanical models")]),
+                   ("mechanical", "Mechanical models"), ("circuits", "Circuits (SPICE netlists)")]),
     ("Schemes", [("scheme-theta", "Theta time-stepping"),
                  ("nonlinear", "Nonlinear models and time"),
                  ("scheme-event-driven", "Event-driven integration")]),

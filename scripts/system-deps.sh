@@ -7,7 +7,8 @@
 # and builds the C driver of its test, wine64 runs them (tests/python/test_win64.py), and
 # libllvm22 and libgit2-1.5 are what Debian's rustc/cargo 1.96, unpacked beside the
 # project by scripts/win64-toolchain.sh, link to; libtbb12: the Ecos master (`ecospy`,
-# tests/python/test_masters.py) links to it.
+# tests/python/test_masters.py) links to it; ngspice: the independent reference the
+# bundled circuits are compared with (tests/integration/netlist_circuits.rs).
 missing=()
 command -v nm >/dev/null 2>&1 || missing+=(binutils)
 command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
@@ -20,6 +21,7 @@ command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || bare+=(gcc-mingw-w64-x86-64
 dpkg -s libllvm22 >/dev/null 2>&1 || bare+=(libllvm22)
 dpkg -s libgit2-1.5 >/dev/null 2>&1 || bare+=(libgit2-1.5)
 dpkg -s libtbb12 >/dev/null 2>&1 || bare+=(libtbb12)
+command -v ngspice >/dev/null 2>&1 || bare+=(ngspice)
 if [ $((${#missing[@]} + ${#bare[@]})) -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then
         echo "the test suite needs: ${missing[*]} ${bare[*]} (apt-get install -y ${missing[*]};" \

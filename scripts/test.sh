@@ -113,7 +113,7 @@ command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
 (
     cd fuzz
     cargo run --quiet --release --example seeds
-    for target in model_file fmu_state check_archive; do
+    for target in model_file netlist fmu_state check_archive; do
         log="../target/fuzz-$target.log"
         if ! cargo +nightly fuzz run -O "$target" -- -max_total_time=20 -max_len=131072 \
             -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1; then

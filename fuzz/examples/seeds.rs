@@ -1,5 +1,6 @@
-//! Writes the seed corpora of the three fuzz targets under `fuzz/corpus/`:
-//! every bundled and test model file (model_file), serialized states of the
+//! Writes the seed corpora of the four fuzz targets under `fuzz/corpus/`:
+//! every bundled and test model file (model_file), the bundled and bad
+//! netlists (netlist), serialized states of the
 //! state target's models at a few times (fmu_state, prefixed with the byte that
 //! picks the model; each also without its checksum, for the target to append),
 //! and each bundled model packed as an FMU with its real
@@ -24,6 +25,16 @@ fn main() {
         d
     };
     let (models, states, archives) = (dir("model_file"), dir("fmu_state"), dir("check_archive"));
+    let netlists = dir("netlist");
+    for folder in ["models", "tests/data/bad_netlist"] {
+        for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|x| x == "cir") {
+                let name = format!("{}-{}", folder.replace('/', "_"), file_name(&path));
+                std::fs::copy(&path, netlists.join(name)).unwrap();
+            }
+        }
+    }
 
     for folder in ["models", "tests/data", "tests/data/bad"] {
         for entry in std::fs::read_dir(root.join(folder)).unwrap() {

@@ -32,6 +32,8 @@ mod mech_rows;
 #[cfg(feature = "tool")]
 mod mechanical;
 mod mechanical_form;
+#[cfg(feature = "tool")]
+pub mod netlist;
 pub mod program;
 #[cfg(feature = "tool")]
 pub mod raw;

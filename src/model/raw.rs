@@ -71,10 +71,20 @@ pub struct RawModel {
     pub mechanics: Option<RawMechanics>,
     #[serde(default)]
     pub blocks: Vec<RawBlock>,
+    /// A SPICE netlist as the model's dynamics (see `super::netlist`).
+    #[serde(default)]
+    pub circuit: Option<RawCircuit>,
     /// Known values at sample times (`time = [...]`, `<variable> = [...]`),
     /// against which `lcsfmu compare` measures errors.
     #[serde(default)]
     pub reference: Option<std::collections::BTreeMap<String, Vec<f64>>>,
+}
+
+/// `[circuit]`: a netlist, its lines numbered as the file's.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCircuit {
+    pub netlist: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -93,7 +103,7 @@ pub struct RawExperiment {
     pub step: Option<f64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScheme {
     pub method: Option<String>,

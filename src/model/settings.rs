@@ -38,22 +38,7 @@ impl Validator<'_> {
     }
 
     pub(super) fn scheme(&self, s: Option<raw::RawScheme>, mechanical: bool) -> Res<Scheme> {
-        let s = s.unwrap_or(raw::RawScheme {
-            method: None,
-            theta: None,
-            max_step: None,
-            impact: None,
-            gamma: None,
-            gamma_relation: None,
-            activation_threshold: None,
-            deactivation_threshold: None,
-            projection_tolerance: None,
-            projection_max_iterations: None,
-            rtol: None,
-            atol: None,
-            max_events_per_step: None,
-            integrator: None,
-        });
+        let s = s.unwrap_or_default();
         let (theta, max_step) = (s.theta, s.max_step);
         let event_keys = s.rtol.is_some()
             || s.atol.is_some()

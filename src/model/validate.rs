@@ -30,16 +30,18 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelError {
     pub file: PathBuf,
-    /// Where in the file, as a key path (`system.A[1][0]`), or `(file)` for the whole text.
+    /// Where in the file, as a key path (`system.A[1][0]`), or `(file)` for
+    /// the whole text; in a netlist, the line number (printed `file:line`).
     pub field: String,
     pub message: String,
 }
 
 impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sep = if self.line().is_some() { ":" } else { ": " };
         write!(
             f,
-            "{}: {}: {}",
+            "{}{sep}{}: {}",
             self.file.display(),
             self.field,
             self.message
@@ -48,6 +50,13 @@ impl fmt::Display for ModelError {
 }
 
 impl std::error::Error for ModelError {}
+
+impl ModelError {
+    /// The line of a netlist's error (whose field is a line number).
+    pub fn line(&self) -> Option<usize> {
+        self.field.parse().ok()
+    }
+}
 
 /// Reads and validates a model file.
 pub fn load(path: &Path) -> Result<Model, ModelError> {
@@ -74,12 +83,23 @@ pub fn from_str_with_defines(
 }
 
 /// Reads and validates a model file with `[defines]` and, when given, the
-/// scheme's method overridden (`--scheme`).
+/// scheme's method overridden (`--scheme`). A netlist (`.cir`, `.sp`,
+/// `.net`, see [`super::netlist`]) has no `[defines]`.
 pub fn load_with(
     path: &Path,
     defines: &[(String, i64)],
     method: Option<&str>,
 ) -> Result<Model, ModelError> {
+    if super::netlist::is_netlist(path) {
+        if let Some((name, _)) = defines.first() {
+            return Err(ModelError {
+                file: path.to_path_buf(),
+                field: "(file)".into(),
+                message: format!("--define {name}: a netlist declares no [defines]"),
+            });
+        }
+        return super::netlist::load(path, method).map(|l| l.model);
+    }
     let text = std::fs::read_to_string(path).map_err(|e| ModelError {
         file: path.to_path_buf(),
         field: "(file)".into(),
@@ -100,6 +120,10 @@ pub fn from_str_with(
         field,
         message,
     })?;
+    if raw.circuit.is_some() {
+        let offset = super::netlist::toml_offset(text);
+        return Validator::new(path, method).circuit_model(raw, offset);
+    }
     let form = if raw.coordinates.is_empty() && raw.contacts.is_empty() {
         Form::Signal
     } else {
@@ -133,6 +157,23 @@ pub(super) struct Validator<'a> {
 }
 
 pub(super) type Res<T> = Result<T, ModelError>;
+
+impl<'a> Validator<'a> {
+    /// A validator of file `file` with the method overridden by `method`
+    /// (the netlist front end's scheme settings).
+    pub(super) fn new(file: &'a Path, method: Option<&'a str>) -> Self {
+        Validator {
+            file,
+            method,
+            form: Form::Signal,
+        }
+    }
+
+    /// The file named in messages.
+    pub(super) fn file(&self) -> &'a Path {
+        self.file
+    }
+}
 
 impl Validator<'_> {
     fn model(&self, mut raw: RawModel) -> Res<Model> {
@@ -356,7 +397,7 @@ impl Validator<'_> {
         )
     }
 
-    fn variables(
+    pub(super) fn variables(
         &self,
         list: Vec<raw::RawVariable>,
         kind: &str,

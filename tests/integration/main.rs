@@ -33,6 +33,17 @@
 //!   and at 0.0007 against `tests/data/golden/simulate_csv.sha256` (rewritten with
 //!   `LCSFMU_UPDATE_GOLDEN=1`); the CLI prints the very bytes hashed
 //! - `model_errors` the corpus of bad model files in `tests/data/bad/`
+//! - `netlist`      SPICE netlists: the corpus of bad netlists in `tests/data/bad_netlist/`
+//!   (each refused with `file:line` and the reason), small circuits' matrices against
+//!   hand-derived ones, SPICE's reading details, arbitrary text
+//! - `netlist_circuits` the bundled circuits against Siconos' DiodeBridge result, the
+//!   matrix model of the same circuit, the half-wave rectifier's closed form, and ngspice
+//!   (where installed) within the derived device and step differences
+//! - `netlist_toml` a netlist inside a TOML model: an FMU input as a source (bit for bit
+//!   the netlist's own source), outputs over the circuit's quantities, refusals at the
+//!   file's lines
+//! - `netlist_random` random RC/RL/RLC ladders with diodes and sources in time, states at
+//!   0, h from 1e-4 to 0.1, both θ: every step taken
 //! - `description`  modelDescription.xml: golden file and structural rules
 //! - `coupled`      the coupled bead column (dense contact LCP, N = 100): every step solved
 //! - `long_chain`   the struck bead column at N = 10,000 (band contact LCP): every step
@@ -152,6 +163,10 @@ mod model_errors;
 mod model_exchange;
 mod model_exchange3;
 mod models;
+mod netlist;
+mod netlist_circuits;
+mod netlist_random;
+mod netlist_toml;
 mod nonlinear;
 mod nonlinear_events;
 mod numeric;

@@ -19,7 +19,7 @@ const FIRST_STEPS: usize = 100;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Model files (TOML).
+    /// Model files (TOML, or SPICE netlists: .cir, .sp, .net).
     #[arg(required = true)]
     models: Vec<PathBuf>,
     /// Output .fmu file (one model) or directory (several); default: <model name>.fmu here.

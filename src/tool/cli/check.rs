@@ -9,7 +9,7 @@
 
 use crate::error::Error;
 use crate::instance::variables;
-use crate::model::{validate, Model};
+use crate::model::{netlist, validate, Model};
 use crate::scheme::{Stepper, Theta};
 use crate::system::lcs::Lcs;
 use crate::tool::conformance;
@@ -19,7 +19,8 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Model file (TOML), or an .fmu to check for FMI 2.0 (or 3.0) conformance.
+    /// Model file (TOML, or a SPICE netlist: .cir, .sp, .net), or an .fmu to check for
+    /// FMI 2.0 (or 3.0) conformance.
     model: PathBuf,
     /// Override a size declared in the file's [defines] (NAME=INTEGER, repeatable).
     #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
@@ -44,8 +45,18 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
     if args.model.extension().is_some_and(|e| e == "fmu") {
         return check_fmu(&args);
     }
-    let model = validate::load_with(&args.model, &args.defines, args.scheme.as_deref())?;
+    // A netlist given --define is refused by load_with.
+    let (model, circuit) = if netlist::is_netlist(&args.model) && args.defines.is_empty() {
+        let lowered = netlist::load(&args.model, args.scheme.as_deref())?;
+        (lowered.model, lowered.summary)
+    } else {
+        let model = validate::load_with(&args.model, &args.defines, args.scheme.as_deref())?;
+        (model, Vec::new())
+    };
     println!("{}: ok", args.model.display());
+    for line in &circuit {
+        println!("{line}");
+    }
     println!(
         "model {}: {} states, {} complementarity pairs, {} inputs, {} parameters, {} outputs",
         model.name,

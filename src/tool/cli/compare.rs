@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Model file (TOML) of a first-order model, or an FMU built by lcsfmu (its embedded model).
+    /// Model file (TOML or a SPICE netlist) of a first-order model, or an FMU built by lcsfmu (its embedded model).
     model: PathBuf,
     /// Override a size declared in the file's [defines] (NAME=INTEGER, repeatable).
     #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]

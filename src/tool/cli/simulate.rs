@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A model file (TOML) or an FMU built by lcsfmu.
+    /// A model file (TOML, or a SPICE netlist: .cir, .sp, .net) or an FMU built by lcsfmu.
     model: PathBuf,
     /// Start time (default: the model's experiment).
     #[arg(long)]

@@ -1,0 +1,139 @@
+//! The circuit as read: nodes, elements with their values, the analysis.
+//!
+//! Nothing here knows matrices; [`super::parse`] fills these structs from
+//! the netlist's statements and [`super::topology`] and [`super::mna`] read
+//! them. Node 0 is the ground (`0` or `gnd`); the others are numbered in the
+//! order they first appear.
+
+/// A piecewise-linear diode: `Ron` while conducting, `Roff` while blocking,
+/// the knee at `Vf`. The default is the ideal diode (0, infinite, 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiodeModel {
+    pub ron: f64,
+    pub roff: f64,
+    pub vf: f64,
+}
+
+impl DiodeModel {
+    pub const IDEAL: DiodeModel = DiodeModel {
+        ron: 0.0,
+        roff: f64::INFINITY,
+        vf: 0.0,
+    };
+
+    /// The series resistance of the switched branch, whose current is added
+    /// to the `Roff` branch's: `1/R2 = 1/Ron - 1/Roff`.
+    pub fn switched_resistance(&self) -> f64 {
+        if self.roff.is_infinite() {
+            self.ron
+        } else {
+            self.ron * self.roff / (self.roff - self.ron)
+        }
+    }
+}
+
+/// A source's value in time, as SPICE defines its transient forms. Times
+/// left out are filled from `.tran` when the netlist is complete.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Waveform {
+    Dc(f64),
+    /// `SIN(VO VA FREQ TD THETA PHASE)`, phase in degrees.
+    Sin {
+        vo: f64,
+        va: f64,
+        freq: f64,
+        td: f64,
+        theta: f64,
+        phase: f64,
+    },
+    /// `PULSE(V1 V2 TD TR TF PW PER)`.
+    Pulse {
+        v1: f64,
+        v2: f64,
+        td: f64,
+        tr: f64,
+        tf: f64,
+        pw: f64,
+        per: f64,
+    },
+    /// `PWL(T1 V1 T2 V2 ...)`, times increasing.
+    Pwl(Vec<(f64, f64)>),
+    /// `{name}` of an FMU input (a netlist inside a TOML model): input `j`.
+    Input(usize),
+}
+
+impl Waveform {
+    /// The value, when it does not change in time (`DC`, a one-point `PWL`):
+    /// such a source is a constant of the rows, not a program of `time`.
+    pub fn constant(&self) -> Option<f64> {
+        match self {
+            Waveform::Dc(v) => Some(*v),
+            Waveform::Pwl(points) if points.len() == 1 => Some(points[0].1),
+            _ => None,
+        }
+    }
+}
+
+/// What an element is, with its values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    Resistor(f64),
+    Capacitor { c: f64, ic: Option<f64> },
+    Inductor { l: f64, ic: Option<f64> },
+    Voltage(Waveform),
+    Current(Waveform),
+    Diode(DiodeModel),
+}
+
+impl Kind {
+    /// What the element is, in messages.
+    pub fn noun(&self) -> &'static str {
+        match self {
+            Kind::Resistor(_) => "resistor",
+            Kind::Capacitor { .. } => "capacitor",
+            Kind::Inductor { .. } => "inductor",
+            Kind::Voltage(_) => "voltage source",
+            Kind::Current(_) => "current source",
+            Kind::Diode(_) => "diode",
+        }
+    }
+}
+
+/// One element: its name as written, its line, its nodes `(n+, n-)`
+/// (anode and cathode for a diode; a source's current flows from `n+`
+/// through it to `n-`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Element {
+    pub name: String,
+    pub line: usize,
+    pub nodes: [usize; 2],
+    pub kind: Kind,
+}
+
+/// `.tran TSTEP TSTOP [TSTART [TMAX]] [UIC]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tran {
+    pub step: f64,
+    pub stop: f64,
+    pub start: f64,
+    pub max: Option<f64>,
+    pub line: usize,
+}
+
+/// A netlist, read and checked line by line.
+#[derive(Clone, Debug, Default)]
+pub struct Circuit {
+    pub title: String,
+    /// Node names as first written; `nodes[0]` is the ground.
+    pub nodes: Vec<String>,
+    /// Line of each node's first appearance (0 for the ground).
+    pub node_lines: Vec<usize>,
+    pub elements: Vec<Element>,
+    pub tran: Option<Tran>,
+    /// `.ic V(n)=value`: node, value, line.
+    pub ic: Vec<(usize, f64, usize)>,
+    /// `.options method=trap`: the trapezoidal rule (theta = 1/2).
+    pub trapezoidal: bool,
+    /// What was accepted and has no effect, for `check`.
+    pub notes: Vec<String>,
+}

@@ -1,0 +1,332 @@
+//! The bundled circuits against their references:
+//!
+//! - `models/diode_bridge.cir` against Siconos' `DiodeBridge.ref` (the same
+//!   theta = 1/2 and h = 1 us; `tests/data/diode_bridge_siconos.csv`, every
+//!   10th row) and against the matrix model of the same circuit
+//!   (`tests/data/diode_bridge_theta_gamma.toml` at its plain scheme):
+//!   states, diode currents and voltages and the load current within 1e-12
+//!   of each column's largest magnitude (measured: 2.2e-13);
+//! - `models/half_wave.cir` against the closed form: the diode opens at
+//!   `w t = pi - atan(w R C)` and the capacitor then decays as
+//!   `e^(-t/RC)` until the source catches up;
+//! - both against ngspice (`ngspice -b`, when installed), which runs the
+//!   same files with their near-ideal exponential diode (`IS=1e-15
+//!   N=0.001`). The tolerance is derived from the two differences between
+//!   the runs: the device (an exponential diode conducting current `I`
+//!   drops `N Vt ln(1 + I/IS)`, 0.8 mV at 40 mA, where lcsfmu's drops
+//!   nothing) and lcsfmu's time step (a commutation lands on a step's end,
+//!   up to `h` late, and the derivative that jumps there is at most
+//!   `I/C`): `|Δv| <= N Vt ln(1 + I/IS) (per conducting diode) + 2 h I/C`.
+
+use lcsfmu::model::{validate, Model};
+use lcsfmu::tool::simulate::{self, Options, Trajectory};
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn circuit(stem: &str) -> PathBuf {
+    root().join("models").join(format!("{stem}.cir"))
+}
+
+fn run(m: Model, step: Option<f64>, stop: Option<f64>) -> Trajectory {
+    let opts = Options {
+        step,
+        stop,
+        ..Options::default()
+    };
+    let t = simulate::run(m, "{g}", &opts).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(t.failure, None);
+    t
+}
+
+/// Columns of a CSV with `#` comments, by header name.
+fn csv(path: &Path) -> Vec<(String, Vec<f64>)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
+    let mut cols: Vec<(String, Vec<f64>)> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|h| (h.to_string(), Vec::new()))
+        .collect();
+    for l in lines {
+        for (c, v) in cols.iter_mut().zip(l.split(',')) {
+            c.1.push(v.parse::<f64>().unwrap());
+        }
+    }
+    cols
+}
+
+/// The largest difference, relative to `theirs`' largest magnitude.
+fn relative(ours: &[f64], theirs: &[f64]) -> f64 {
+    assert_eq!(ours.len(), theirs.len());
+    let scale = theirs.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let worst = ours
+        .iter()
+        .zip(theirs)
+        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    worst / scale
+}
+
+#[test]
+fn diode_bridge_reproduces_siconos_reference() {
+    let m = validate::load(&circuit("diode_bridge")).unwrap();
+    let t = run(m, None, Some(4.999e-3));
+    let reference = csv(&root().join("tests/data/diode_bridge_siconos.csv"));
+    let every_tenth = |v: Vec<f64>| v.into_iter().step_by(10).collect::<Vec<_>>();
+    for (ours, theirs, skip_first) in [
+        ("time", "time", false),
+        ("V_C1", "vC", false),
+        ("I_L1", "iL", false),
+        ("I_DR1", "i_DR1", true),
+        ("V_DR1", "v_DR1", true),
+        ("V_DF2", "v_DF2", true),
+        ("I_DF1", "i_DF1", true),
+        ("I_R1", "i_R", true),
+    ] {
+        let col = every_tenth(super::column(&t, ours));
+        let theirs = &reference.iter().find(|c| c.0 == theirs).unwrap().1;
+        // Siconos writes zero multipliers before its first step; lcsfmu
+        // the consistent ones.
+        let from = usize::from(skip_first);
+        let err = relative(&col[from..], &theirs[from..]);
+        eprintln!("DiodeBridge {ours:>6}: {err:.1e} from Siconos");
+        assert!(err < 1e-12, "{ours}: {err:e} from Siconos");
+    }
+}
+
+#[test]
+fn diode_bridge_equals_the_matrix_model_of_the_same_circuit() {
+    let netlist = run(
+        validate::load(&circuit("diode_bridge")).unwrap(),
+        None,
+        None,
+    );
+    let matrices = run(
+        validate::load(&root().join("tests/data/diode_bridge_theta_gamma.toml")).unwrap(),
+        None,
+        Some(5e-3),
+    );
+    for (ours, theirs) in [("V_C1", "vC"), ("I_L1", "iL"), ("I_DF1", "l2")] {
+        let (a, b) = (
+            super::column(&netlist, ours),
+            super::column(&matrices, theirs),
+        );
+        let err = relative(&a, &b);
+        eprintln!("DiodeBridge {ours:>6} against the matrix model: {err:.1e}");
+        assert!(err < 1e-12, "{ours}: {err:e}");
+    }
+}
+
+/// The half-wave rectifier's closed form, under backward Euler at two steps.
+#[test]
+fn half_wave_opens_and_decays_as_the_closed_form_says() {
+    let (vm, w, r, c) = (10.0, 2.0 * std::f64::consts::PI * 50.0, 1e3, 10e-6);
+    let rc = r * c;
+    let t_off = (std::f64::consts::PI - (w * rc).atan()) / w;
+    let v_off = vm * (w * t_off).sin();
+    // The next period's turn-on: vm sin(w t) = v_off e^(-(t - t_off)/RC).
+    let gap = |t: f64| vm * (w * t).sin() - v_off * (-(t - t_off) / rc).exp();
+    let (mut a, mut b) = (0.02, 0.025);
+    for _ in 0..200 {
+        let mid = 0.5 * (a + b);
+        if gap(a) * gap(mid) <= 0.0 {
+            b = mid;
+        } else {
+            a = mid;
+        }
+    }
+    let t_on = b;
+    for h in [1e-5, 1e-6] {
+        let t = run(
+            validate::load(&circuit("half_wave")).unwrap(),
+            Some(h),
+            Some(0.03),
+        );
+        let (time, v, i) = (
+            super::column(&t, "time"),
+            super::column(&t, "V_C1"),
+            super::column(&t, "I_D1"),
+        );
+        let first_off = (1..time.len()).find(|&k| i[k] <= 0.0).unwrap();
+        let first_on = (first_off..time.len()).find(|&k| i[k] > 0.0).unwrap();
+        eprintln!(
+            "half wave h = {h:e}: off at {:.7} (exact {t_off:.7}), on at {:.7} (exact {t_on:.7})",
+            time[first_off], time[first_on]
+        );
+        // Turn-on: the first step ending past the instant. Turn-off: the
+        // current falls to zero continuously, and backward Euler's
+        // derivative lags the exact one by about h v''/2, which moves the
+        // current's zero later by C Vm w^2 h / (2 |di/dt|), half a step
+        // here: within two steps.
+        assert!(time[first_off] >= t_off && time[first_off] - t_off <= 2.0 * h);
+        assert!(time[first_on] >= t_on && time[first_on] - t_on <= h * 1.000001);
+        // Conducting, the ideal diode ties the capacitor to the source.
+        let mut tied = 0.0f64;
+        let mut decay = 0.0f64;
+        for k in 1..time.len() {
+            let tk = time[k];
+            if tk < t_off - h {
+                tied = tied.max((v[k] - vm * (w * tk).sin()).abs());
+            } else if tk > t_off + h && tk < t_on - h {
+                decay = decay.max((v[k] - v_off * (-(tk - t_off) / rc).exp()).abs());
+            }
+        }
+        // Backward Euler on v' = -v/RC: a local error h^2 v/(2 RC^2) per
+        // step over the decay's (t_on - t_off)/h steps.
+        let bound = h * (t_on - t_off) * v_off / (2.0 * rc * rc);
+        eprintln!("  conducting |v - V| <= {tied:.1e}; decaying {decay:.2e} (bound {bound:.2e})");
+        assert!(tied <= 1e-12, "{tied:e}");
+        assert!(decay <= bound, "{decay:e} > {bound:e}");
+    }
+}
+
+/// ngspice's result of a netlist: the ASCII raw file's columns by name.
+fn ngspice(file: &Path) -> Option<Vec<(String, Vec<f64>)>> {
+    let probe = std::process::Command::new("ngspice")
+        .arg("--version")
+        .output();
+    if probe.is_err() {
+        eprintln!("ngspice is not installed: the comparison is skipped");
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "lcsfmu-ngspice-{}-{}",
+        std::process::id(),
+        file.file_stem().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(".spiceinit"), "set filetype=ascii\n").unwrap();
+    let out = std::process::Command::new("ngspice")
+        .current_dir(&dir)
+        .args(["-b", "-r", "out.raw"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ngspice failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.join("out.raw")).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let mut lines = text.lines();
+    let mut names = Vec::new();
+    for l in lines.by_ref() {
+        if l.starts_with("Values:") {
+            break;
+        }
+        let f: Vec<&str> = l.split('\t').collect();
+        if f.len() >= 3 && f[0].is_empty() {
+            names.push(f[2].to_string());
+        }
+    }
+    let numbers: Vec<f64> = lines
+        .flat_map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let width = names.len() + 1;
+    let mut cols: Vec<(String, Vec<f64>)> = names.into_iter().map(|n| (n, Vec::new())).collect();
+    for point in numbers.chunks(width) {
+        for (c, v) in cols.iter_mut().zip(&point[1..]) {
+            c.1.push(*v);
+        }
+    }
+    Some(cols)
+}
+
+/// The largest difference of ours (interpolated linearly) to ngspice's at
+/// ngspice's time points, and where.
+fn difference(t: &Trajectory, ours: &str, ng: &[(String, Vec<f64>)], theirs: &str) -> (f64, f64) {
+    let time = super::column(t, "time");
+    let v = super::column(t, ours);
+    let ng_time = &ng.iter().find(|c| c.0 == "time").unwrap().1;
+    let ng_v = &ng
+        .iter()
+        .find(|c| c.0 == theirs)
+        .unwrap_or_else(|| panic!("ngspice has no {theirs}"))
+        .1;
+    let (mut worst, mut at) = (0.0f64, 0.0);
+    for (&s, &x) in ng_time.iter().zip(ng_v) {
+        let k = time.partition_point(|&tk| tk <= s);
+        if k == 0 || k >= time.len() {
+            continue;
+        }
+        let (t0, t1) = (time[k - 1], time[k]);
+        let ours_at = v[k - 1] + (v[k] - v[k - 1]) * (s - t0) / (t1 - t0);
+        if (ours_at - x).abs() > worst {
+            (worst, at) = ((ours_at - x).abs(), s);
+        }
+    }
+    (worst, at)
+}
+
+/// The forward voltage of ngspice's diode at current `i`: `N Vt ln(1 + i/IS)`
+/// with the bundled files' `IS = 1e-15`, `N = 0.001`, at ngspice's 27 °C.
+fn exponential_drop(i: f64) -> f64 {
+    let vt = 1.380649e-23 * 300.15 / 1.602176634e-19;
+    0.001 * vt * (1.0 + i / 1e-15).ln()
+}
+
+fn largest(t: &Trajectory, name: &str) -> f64 {
+    super::column(t, name)
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v.abs()))
+}
+
+#[test]
+fn bundled_circuits_agree_with_ngspice_within_the_device_and_step_differences() {
+    for stem in ["half_wave", "diode_bridge"] {
+        let text = std::fs::read_to_string(circuit(stem)).unwrap();
+        assert!(text.contains(".model DI D(IS=1e-15 N=0.001)"), "{stem}");
+    }
+    let Some(hw) = ngspice(&circuit("half_wave")) else {
+        return;
+    };
+    eprintln!("circuit       h (lcsfmu)  variable  max |lcsfmu - ngspice|  bound");
+    for h in [1e-5, 1e-6] {
+        let t = run(
+            validate::load(&circuit("half_wave")).unwrap(),
+            Some(h),
+            None,
+        );
+        let i = largest(&t, "I_D1");
+        let c = 10e-6;
+        let bound = exponential_drop(i) + 2.0 * h * i / c;
+        let (d, at) = difference(&t, "V_out", &hw, "v(out)");
+        eprintln!("half_wave     {h:<10e}  V(out)    {d:.2e} (t = {at:.5})       {bound:.2e}");
+        assert!(d <= bound, "half_wave h = {h:e}: {d:e} > {bound:e}");
+    }
+    let db = ngspice(&circuit("diode_bridge")).unwrap();
+    for h in [1e-6, 1e-7] {
+        let t = run(
+            validate::load(&circuit("diode_bridge")).unwrap(),
+            Some(h),
+            None,
+        );
+        let i = largest(&t, "I_R1");
+        let c = 1e-6;
+        // Two diodes conduct at a time.
+        let bound = 2.0 * exponential_drop(i) + 2.0 * h * i / c;
+        for (ours, theirs) in [("V_a", "v(a)"), ("V_p", "v(p)"), ("V_m", "v(m)")] {
+            let (d, at) = difference(&t, ours, &db, theirs);
+            eprintln!(
+                "diode_bridge  {h:<10e}  {theirs:<8}  {d:.2e} (t = {at:.5})       {bound:.2e}"
+            );
+            assert!(
+                d <= bound,
+                "diode_bridge h = {h:e} {ours}: {d:e} > {bound:e}"
+            );
+        }
+        // The inductor's current integrates the voltage's difference:
+        // at most T bound / L over the run.
+        let (d, at) = difference(&t, "I_L1", &db, "i(l1)");
+        let current_bound = 5e-3 * bound / 10e-3;
+        eprintln!(
+            "diode_bridge  {h:<10e}  i(l1)     {d:.2e} (t = {at:.5})       {current_bound:.2e}"
+        );
+        assert!(d <= current_bound, "{d:e} > {current_bound:e}");
+    }
+}

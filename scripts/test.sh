@@ -45,11 +45,11 @@ for features in "" forced-panic fmi3 forced-panic,fmi3 model-exchange me-only fm
         cargo clippy -p fmu-template --release --features "$features" -- -D warnings
 done
 cargo clippy -p fmu-template --release --features prebuilt -- -D warnings
-# Memory: every bundled model's FMU under valgrind, 200 life cycles of 100 steps
+# Memory: every bundled model's FMU (netlists too) under valgrind, 200 life cycles of 100 steps
 # each (examples/fmu_cycles.rs); a leak or an invalid access fails the suite.
 phase "valgrind: FMI 2.0 Co-Simulation"
 rm -rf "$cache/memcheck"
-./target/release/lcsfmu build models/*.toml -o "$cache/memcheck" >/dev/null
+./target/release/lcsfmu build models/*.toml models/*.cir -o "$cache/memcheck" >/dev/null
 for fmu in "$cache"/memcheck/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
         target/release/examples/fmu_cycles "$fmu" 200 100
@@ -59,7 +59,7 @@ done
 # t = 1.209, where a step returns early (one more doStep per cycle).
 phase "valgrind: FMI 3.0 Co-Simulation"
 rm -rf "$cache/memcheck3"
-./target/release/lcsfmu build models/*.toml --fmi 3 -o "$cache/memcheck3" >/dev/null
+./target/release/lcsfmu build models/*.toml models/*.cir --fmi 3 -o "$cache/memcheck3" >/dev/null
 for fmu in "$cache"/memcheck3/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
         target/release/examples/fmu3_cycles "$fmu" 200 100

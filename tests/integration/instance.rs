@@ -348,6 +348,7 @@ fn the_prebuilt_runtime_sizes_change_no_number() {
             "backlash_gear",
             "bouncing_ball",
             "coulomb_friction",
+            "filippov_slide",
             "friction_block",
             "pwa_feedback",
             "relay_feedback",

@@ -1,7 +1,7 @@
 //! The circuit as read: nodes, elements with their values, the analysis.
 //!
 //! Nothing here knows matrices; [`super::parse`] fills these structs from
-//! the netlist's statements and [`super::topology`] and [`super::mna`] read
+//! the netlist's statements and [`super::topology`] and `mna` read
 //! them. Node 0 is the ground (`0` or `gnd`); the others are numbered in the
 //! order they first appear.
 

@@ -1,4 +1,4 @@
-//! The solved circuit as a first-order [`Model`]:
+//! The solved circuit as a first-order [`Model`](crate::model::Model):
 //! `x' = A x + B u + f + φ(t)`, `y = C x + D u + g + ψ(t)`, pairs
 //! `0 <= u ⟂ y >= 0`, outputs for every node voltage and branch current.
 //!

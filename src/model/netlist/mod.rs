@@ -15,10 +15,10 @@
 //!   node, a node with one connection, a floating part, a loop of voltage
 //!   sources and capacitors, a cut-set of inductors and current sources),
 //!   and which side of each diode's pair is the multiplier;
-//! - [`mna`]: the node equations solved once for every voltage and current
+//! - `mna`: the node equations solved once for every voltage and current
 //!   as a linear function of states, multipliers and sources;
-//! - [`lower`]: those functions as `A B C D f g`, programs of time and
-//!   outputs, with the names of [`names`].
+//! - `lower`: those functions as `A B C D f g`, programs of time and
+//!   outputs, with the names of `names`.
 //!
 //! Every refusal is a [`ModelError`] whose field is the line number, so it
 //! prints as `file:line: what is wrong`.

@@ -245,12 +245,7 @@ impl Validator<'_> {
 
     /// A mechanical model states its dynamics with coordinates and contacts only.
     pub(super) fn first_order_absent(&self, raw: &RawModel) -> Res<()> {
-        let s = &raw.system;
-        let system_given = [&s.a, &s.b, &s.e, &s.c, &s.d, &s.fw]
-            .iter()
-            .any(|m| m.is_some())
-            || s.f.is_some()
-            || s.g.is_some();
+        let system_given = raw.system.any_given();
         let clash = if !raw.states.is_empty() {
             Some("states")
         } else if !raw.complementarity.is_empty() {

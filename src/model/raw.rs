@@ -198,6 +198,18 @@ pub struct RawSystem {
     pub g: Option<Vec<Value>>,
 }
 
+impl RawSystem {
+    /// Whether the file gives any matrix of the first-order form (which a
+    /// mechanical model or a circuit must not: their dynamics come from elsewhere).
+    pub fn any_given(&self) -> bool {
+        [&self.a, &self.b, &self.e, &self.c, &self.d, &self.fw]
+            .iter()
+            .any(|m| m.is_some())
+            || self.f.is_some()
+            || self.g.is_some()
+    }
+}
+
 /// A generalized coordinate `q` and its velocity `v` (mechanical models).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -49,12 +49,7 @@ impl Validator<'_> {
     /// A model whose dynamics are `[circuit] netlist`; `offset` as [`offset`].
     pub(in crate::model) fn circuit_model(&self, mut raw: RawModel, offset: usize) -> Res<Model> {
         self.identifier("model.name", &raw.model.name)?;
-        let s = &raw.system;
-        let system_given = [&s.a, &s.b, &s.e, &s.c, &s.d, &s.fw]
-            .iter()
-            .any(|m| m.is_some())
-            || s.f.is_some()
-            || s.g.is_some();
+        let system_given = raw.system.any_given();
         let clash = [
             ("states", !raw.states.is_empty()),
             ("complementarity", !raw.complementarity.is_empty()),

@@ -2,7 +2,9 @@
 //! set fails to verify: substitution in dependency order for an acyclic
 //! matrix, block principal pivoting from the same active set, then
 //! lexicographic Lemke on the exact LCP reformulation polished by one more
-//! active-set solve, and for small `n` exhaustive enumeration (see
+//! active-set solve (or by pivoting from the active set of Lemke's final
+//! basis, then from the one read off its answer, see `Solver::polish`),
+//! and for small `n` exhaustive enumeration (see
 //! [`super`]). Every candidate goes through the solver's verification; out
 //! of line, so the warm start's step keeps its values in registers.
 

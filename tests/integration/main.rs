@@ -46,6 +46,8 @@
 //!   0, h from 1e-4 to 0.1, both θ: every step taken
 //! - `description`  modelDescription.xml: golden file and structural rules
 //! - `coupled`      the coupled bead column (dense contact LCP, N = 100): every step solved
+//! - `friction_column` the 10-bead column with Coulomb friction (dense, Lemke): 1000
+//!   steps through `simulate`, each contact's percussions within Coulomb's cone
 //! - `long_chain`   the struck bead column at N = 10,000 (band contact LCP): every step
 //!   solved to the end, the floor's percussions and gravity account for the momentum
 //! - `event`        the event-driven scheme: switching times and states against closed
@@ -141,6 +143,7 @@ mod fmi3_check;
 mod fmu_check;
 mod fmus;
 mod forced_panic;
+mod friction_column;
 mod golden_csv;
 mod hostile;
 mod importer;

@@ -34,10 +34,7 @@ pub struct MechNonlinear {
 
 impl MechNonlinear {
     pub fn is_empty(&self) -> bool {
-        self.force.is_empty()
-            && self.gap.is_empty()
-            && self.slip.is_empty()
-            && self.mass.is_empty()
+        self.force.is_empty() && self.gap.is_empty() && self.slip.is_empty() && self.mass.is_empty()
     }
 
     /// Whether every program is well formed over `np` parameters and the

@@ -295,25 +295,24 @@ impl MechPrograms {
             let (vi, vj) = (v[i], v[j]);
             let (mut s, mut s_mag) = (0.0, 0.0);
             let reads = &e.program.reads;
-            e.program
-                .value_and_gradient(&self.params, at, |slot, d| {
-                    let Slot::Position(r) = slot else { return };
-                    let k = reads[r];
-                    s += d * v[k];
-                    s_mag += (d * v[k] * vj).abs();
-                    // -F_gyr gets +½ d_k v_i v_j in row k.
-                    let t = 0.5 * d * vi * vj;
-                    if let Some((f, mag)) = &mut f {
-                        f[k] += t;
-                        mag[k] += t.abs();
-                    }
-                    if let Some(jac) = &mut jac {
-                        let [ik, ki, kj] = e.gyro[r];
-                        jac.entries[ik].2 -= d * vj;
-                        jac.entries[ki].2 += 0.5 * d * vj;
-                        jac.entries[kj].2 += 0.5 * d * vi;
-                    }
-                });
+            e.program.value_and_gradient(&self.params, at, |slot, d| {
+                let Slot::Position(r) = slot else { return };
+                let k = reads[r];
+                s += d * v[k];
+                s_mag += (d * v[k] * vj).abs();
+                // -F_gyr gets +½ d_k v_i v_j in row k.
+                let t = 0.5 * d * vi * vj;
+                if let Some((f, mag)) = &mut f {
+                    f[k] += t;
+                    mag[k] += t.abs();
+                }
+                if let Some(jac) = &mut jac {
+                    let [ik, ki, kj] = e.gyro[r];
+                    jac.entries[ik].2 -= d * vj;
+                    jac.entries[ki].2 += 0.5 * d * vj;
+                    jac.entries[kj].2 += 0.5 * d * vi;
+                }
+            });
             if let Some((f, mag)) = &mut f {
                 f[i] -= s * vj;
                 mag[i] += s_mag;

@@ -20,7 +20,7 @@ use super::super::raw::{RawCoordinate, RawMechanics, Value};
 use super::super::rows::operands;
 use super::super::validate::{MatrixContext, Res, Validator};
 use super::super::{ExprMatrix, Variable};
-use crate::system::mechanics::{check_mass, DENSE_LIMIT};
+use crate::system::mechanics::{check_mass, cholesky_failure, DENSE_LIMIT};
 
 /// One entry as written: its field, its place and its value.
 struct Written<'a> {
@@ -114,7 +114,17 @@ impl Validator<'_> {
             }
             values.push((*i, *j, v));
         }
-        if let Err(message) = check_mass(n, &values) {
+        if let Err(mut message) = check_mass(n, &values) {
+            // A coupled matrix: name the diagonal entry where it fails.
+            let mut buf = vec![0.0; n * n];
+            if let (false, Some((row, pivot))) = (
+                message.contains("M["),
+                cholesky_failure(n, &values, &mut buf),
+            ) {
+                message.push_str(&format!(
+                    ": its leading block up to M[{row}][{row}] is not (Cholesky pivot {pivot:e})"
+                ));
+            }
             let when = if nonlinear.mass.is_empty() {
                 "at the default parameters"
             } else {

@@ -171,11 +171,13 @@ impl MechNewtonStepper {
             m1: v(n),
             rhs: v(n),
             v_free: v(n),
-            cholesky: v(if sys.nonlinear.as_ref().is_some_and(|nl| nl.mass_varies()) {
-                n * n
-            } else {
-                0
-            }),
+            cholesky: v(
+                if sys.nonlinear.as_ref().is_some_and(|nl| nl.mass_varies()) {
+                    n * n
+                } else {
+                    0
+                },
+            ),
             mass_diag: v(n),
             sigma: v(n),
             slip_offset: v(nf),

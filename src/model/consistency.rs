@@ -67,9 +67,10 @@ impl Model {
                     .all(|(k, _)| m.contacts.get(*k).is_some_and(|c| c.friction.is_some()));
                 // Each entry of M(q) has its placeholder in the mass pattern
                 // (the run time writes there), and only Moreau–Jean steps M(q).
-                let mass_placed = nl.mass.iter().all(|(i, j, _)| {
-                    m.mass.entries.iter().any(|(a, b, _)| (a, b) == (i, j))
-                });
+                let mass_placed = nl
+                    .mass
+                    .iter()
+                    .all(|(i, j, _)| m.mass.entries.iter().any(|(a, b, _)| (a, b) == (i, j)));
                 let mass_scheme = nl.mass.is_empty() || self.scheme.method == Method::MoreauJean;
                 if !nl.is_consistent(np, n, nw, nc)
                     || !slips_frictional

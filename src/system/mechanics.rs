@@ -238,7 +238,7 @@ impl MechSystem {
         self.mass.assemble(&m.mass, params, "M")?;
         // M(q) holds placeholders until the step writes it (and checks it
         // at every iterate).
-        if !m.nonlinear.as_ref().is_some_and(|nl| !nl.mass.is_empty()) {
+        if m.nonlinear.as_ref().is_none_or(|nl| nl.mass.is_empty()) {
             check_mass(self.dof, &self.mass.entries)?;
         }
         self.position_force

@@ -112,7 +112,7 @@ fn random_model(rng: &mut Rng, index: usize) -> (String, f64) {
         .unwrap();
     }
     let mut rows = Vec::new();
-    for i in 0..n {
+    for (i, di) in d.iter().enumerate() {
         let mut row = Vec::new();
         for j in 0..n {
             let (a, b) = (i.min(j), i.max(j));
@@ -120,7 +120,7 @@ fn random_model(rng: &mut Rng, index: usize) -> (String, f64) {
                 .map(|k| format!("({})*({})", u[k][a], u[k][b]))
                 .collect();
             if i == j {
-                terms.insert(0, format!("{:.3}", d[i]));
+                terms.insert(0, format!("{di:.3}"));
             }
             row.push(format!("\"{}\"", terms.join(" + ")));
         }

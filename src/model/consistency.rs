@@ -65,8 +65,17 @@ impl Model {
                     .slip
                     .iter()
                     .all(|(k, _)| m.contacts.get(*k).is_some_and(|c| c.friction.is_some()));
+                // Each entry of M(q) has its placeholder in the mass pattern
+                // (the run time writes there), and only Moreau–Jean steps M(q).
+                let mass_placed = nl
+                    .mass
+                    .iter()
+                    .all(|(i, j, _)| m.mass.entries.iter().any(|(a, b, _)| (a, b) == (i, j)));
+                let mass_scheme = nl.mass.is_empty() || self.scheme.method == Method::MoreauJean;
                 if !nl.is_consistent(np, n, nw, nc)
                     || !slips_frictional
+                    || !mass_placed
+                    || !mass_scheme
                     || self.scheme.method == Method::MoreauJeanDirectProjection
                 {
                     return Err("embedded model: nonlinear mechanics are inconsistent".into());

@@ -56,6 +56,8 @@
 //!   inputs into block outputs, block parameters checked at initialization
 //! - `mech_nonlinear` mechanical models with nonlinear forces and gaps: linear models keep
 //!   the linear stepper, the Newton loop, failed steps, FMU-state replay
+//! - `mass_matrix`  a configuration-dependent mass matrix: a step where it is not positive
+//!   definite is discarded, the double pendulum's FMU states replay, random M(q) models
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
 //! - `siconos_options` gamma and the direct projection: Siconos' bouncing-ball
@@ -153,6 +155,7 @@ mod instance;
 mod lcp_alloc;
 mod log_capture;
 mod long_chain;
+mod mass_matrix;
 mod me3_calls;
 mod me3_check;
 mod me3_target;

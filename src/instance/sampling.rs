@@ -155,12 +155,12 @@ impl Instance {
             let target = if next >= end - tol { end } else { next };
             if target > self.time + tolerance(self.time) {
                 self.advance(self.time, target - self.time)?;
-                if self.time < target {
-                    // FMI 3.0 early return at an event before the sample.
+                // `time + (target - time)` may miss `target` by an ulp; only
+                // an FMI 3.0 early return at an event stops clearly before it.
+                if self.time < target - tolerance(target) {
                     return Ok(());
                 }
             }
-            // Snapped: `time + (target - time)` may miss `target` by an ulp.
             self.time = self.time.max(target);
             self.process_samples_at(target);
             if target == end {

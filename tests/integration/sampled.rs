@@ -292,12 +292,14 @@ fn random_models_with_partitions_step_and_sample_exactly() {
         let mut i = initialized(m);
         let mut t = 0.0;
         let stop = 0.5;
+        let mut steps = Vec::new();
         while t < stop {
             let h = 10f64.powf(-4.0 + 3.0 * rng.below(1000) as f64 / 1000.0).min(stop - t);
             if let Err(e) = i.do_step(t, h) {
                 panic!("case {case}: step at t = {t}, h = {h} failed: {e}\n{text}");
             }
             t += h;
+            steps.push(h);
             for (p, &(period, offset)) in timing.iter().enumerate() {
                 let tol = 1e-10 * t.max(1.0);
                 let mut expected = 0u64;
@@ -305,7 +307,11 @@ fn random_models_with_partitions_step_and_sample_exactly() {
                     expected += 1;
                 }
                 let n = get(&mut i, &format!("n{p}"));
-                assert_eq!(n, expected as f64, "case {case}, partition {p} at t = {t}\n{text}");
+                assert_eq!(
+                    n,
+                    expected as f64,
+                    "case {case}, partition {p} at t = {t} after steps {steps:?}\n{text}"
+                );
             }
         }
     }
@@ -322,3 +328,4 @@ fn write_partition(text: &mut String, p: usize, period: f64, offset: f64, reads:
     )
     .unwrap();
 }
+

@@ -82,7 +82,11 @@ fn first_after(period: f64, offset: f64, t: f64) -> u64 {
         return 0;
     }
     let guess = ((t - offset) / period).floor().max(0.0);
-    let mut k = if guess < 9.0e15 { guess as u64 } else { return u64::MAX };
+    let mut k = if guess < 9.0e15 {
+        guess as u64
+    } else {
+        return u64::MAX;
+    };
     // The division may be off by one either way; the instants decide.
     while k > 0 && Partition::instant(period, offset, k - 1) > t {
         k -= 1;
@@ -104,7 +108,8 @@ impl Instance {
         let t = self.time;
         // Samples before the start time never happen: resume just before it.
         let before = t - 2.0 * tolerance(t);
-        self.sampling.resume(&self.model.sampled, &self.params, before);
+        self.sampling
+            .resume(&self.model.sampled, &self.params, before);
         for part in &self.model.sampled {
             part.hold(&self.params, &self.states, &self.pairs, &mut self.inputs, t);
         }
@@ -128,7 +133,14 @@ impl Instance {
         for (p, part) in self.model.sampled.iter().enumerate() {
             if self.sampling.instant(p) <= limit {
                 let scratch = &mut self.sampling.scratch;
-                part.sample(&self.params, &self.states, &self.pairs, &mut self.inputs, t, scratch);
+                part.sample(
+                    &self.params,
+                    &self.states,
+                    &self.pairs,
+                    &mut self.inputs,
+                    t,
+                    scratch,
+                );
                 self.sampling.next[p] += 1;
                 any = true;
             }

@@ -39,9 +39,9 @@ pub mod program;
 pub mod raw;
 #[cfg(feature = "tool")]
 mod rows;
+pub mod sampled;
 #[cfg(feature = "tool")]
 mod settings;
-pub mod sampled;
 #[cfg(feature = "tool")]
 mod signals;
 mod stepping;

@@ -126,16 +126,28 @@ fn a_sample_on_a_communication_point_is_processed_once() {
         assert_eq!(get(&mut i, "n"), 1.0, "{label}");
         let mut t = 0.0;
         for k in 1..=100 {
-            let next = if accumulate { t + 0.01 } else { k as f64 * 0.01 };
+            let next = if accumulate {
+                t + 0.01
+            } else {
+                k as f64 * 0.01
+            };
             i.do_step(t, next - t).unwrap();
             t = next;
-            assert_eq!(get(&mut i, "n"), (k + 1) as f64, "{label}: step {k} at t = {t}");
+            assert_eq!(
+                get(&mut i, "n"),
+                (k + 1) as f64,
+                "{label}: step {k} at t = {t}"
+            );
         }
         // Half steps: the samples on every other point, once each.
         for k in 1..=20 {
             i.do_step(t, 0.005).unwrap();
             t += 0.005;
-            assert_eq!(get(&mut i, "n"), (101 + k / 2) as f64, "{label}: half step {k}");
+            assert_eq!(
+                get(&mut i, "n"),
+                (101 + k / 2) as f64,
+                "{label}: half step {k}"
+            );
         }
     }
 }
@@ -195,7 +207,10 @@ fn communication_grids_give_the_same_samples() {
                 assert!((r.1 - s.1).abs() < 1e-14, "theta {theta}: {r:?} vs {s:?}");
                 assert!((r.2 - s.2).abs() < 1e-13, "theta {theta}: {r:?} vs {s:?}");
                 let exact = (1.0f64 - 20.0 * 0.005).powi(r.0 as i32);
-                assert!((r.1 - exact).abs() < 1e-14, "theta {theta}: {r:?} vs {exact}");
+                assert!(
+                    (r.1 - exact).abs() < 1e-14,
+                    "theta {theta}: {r:?} vs {exact}"
+                );
             }
         }
     }
@@ -221,7 +236,10 @@ fn an_fmu_state_between_samples_restores_the_held_values() {
     assert_ne!(after.2, held.2);
     let s = i.deserialize(&bytes).unwrap();
     i.restore(&s).unwrap();
-    assert_eq!((get(&mut i, "u"), get(&mut i, "xs"), get(&mut i, "k")), held);
+    assert_eq!(
+        (get(&mut i, "u"), get(&mut i, "xs"), get(&mut i, "k")),
+        held
+    );
     step(&mut i, 30);
     let again = (get(&mut i, "u"), get(&mut i, "x"), get(&mut i, "k"));
     assert_eq!(again, after, "the replay from the FMU state differs");
@@ -252,7 +270,10 @@ fn model_exchange_and_event_driven_refuse_partitions_with_the_reason() {
     let text = COUNTER
         .replace("PERIOD", "0.01")
         .replace("OFFSET", "0")
-        .replace("[[states]]", "[scheme]\nmethod = \"event-driven\"\n[[states]]");
+        .replace(
+            "[[states]]",
+            "[scheme]\nmethod = \"event-driven\"\n[[states]]",
+        );
     let e = validate::from_str(&text, Path::new("ed.toml")).unwrap_err();
     assert_eq!(e.field, "scheme.method", "{e}");
     assert!(e.message.contains("theta scheme only"), "{e}");
@@ -285,7 +306,11 @@ fn random_models_with_partitions_step_and_sample_exactly() {
             let period = 10f64.powf(-3.0 + 2.0 * rng.below(1000) as f64 / 1000.0);
             let offset = period * rng.below(2000) as f64 / 1000.0;
             timing.push((period, offset));
-            let reads = if p == 0 { "x1".to_string() } else { "x2 + y0".to_string() };
+            let reads = if p == 0 {
+                "x1".to_string()
+            } else {
+                "x2 + y0".to_string()
+            };
             write_partition(&mut text, p, period, offset, &reads);
         }
         let m = from_text(&text);
@@ -294,7 +319,9 @@ fn random_models_with_partitions_step_and_sample_exactly() {
         let stop = 0.5;
         let mut steps = Vec::new();
         while t < stop {
-            let h = 10f64.powf(-4.0 + 3.0 * rng.below(1000) as f64 / 1000.0).min(stop - t);
+            let h = 10f64
+                .powf(-4.0 + 3.0 * rng.below(1000) as f64 / 1000.0)
+                .min(stop - t);
             if let Err(e) = i.do_step(t, h) {
                 panic!("case {case}: step at t = {t}, h = {h} failed: {e}\n{text}");
             }
@@ -308,8 +335,7 @@ fn random_models_with_partitions_step_and_sample_exactly() {
                 }
                 let n = get(&mut i, &format!("n{p}"));
                 assert_eq!(
-                    n,
-                    expected as f64,
+                    n, expected as f64,
                     "case {case}, partition {p} at t = {t} after steps {steps:?}\n{text}"
                 );
             }
@@ -328,4 +354,3 @@ fn write_partition(text: &mut String, p: usize, period: f64, offset: f64, reads:
     )
     .unwrap();
 }
-

@@ -106,7 +106,10 @@ impl Validator<'_> {
             }
             let o = offset.eval(ctx.defaults);
             if !o.is_finite() {
-                return self.fail(format!("{field}.offset"), format!("must be finite; it is {o}"));
+                return self.fail(
+                    format!("{field}.offset"),
+                    format!("must be finite; it is {o}"),
+                );
             }
             if period.as_constant().is_none() {
                 conditions.push(Condition {
@@ -128,7 +131,8 @@ impl Validator<'_> {
             let mut states = Vec::new();
             for (i, s) in d.states.into_iter().enumerate() {
                 let update = program(&format!("{field}.states[{i}].update"), &s.update)?;
-                let start = self.constant(&format!("{field}.states[{i}].start"), s.start.as_ref())?;
+                let start =
+                    self.constant(&format!("{field}.states[{i}].start"), s.start.as_ref())?;
                 states.push(DiscreteState {
                     name: s.name,
                     start,

@@ -117,6 +117,23 @@ impl Model {
                 return Err("embedded model: nonlinear programs are inconsistent".into());
             }
         }
+        // Partitions tile the columns of w after the declared inputs, in order.
+        let mut base = self.inputs.len();
+        for p in &self.sampled {
+            let programs = p.outputs.iter().map(|o| &o.value);
+            let programs_ok = programs
+                .chain(p.states.iter().map(|d| &d.update))
+                .all(|e| e.is_well_formed_program(np, nx + nu + nw));
+            if p.base != base
+                || !programs_ok
+                || !ok_expr(&p.period)
+                || !ok_expr(&p.offset)
+                || self.scheme.method != Method::Theta
+            {
+                return Err("embedded model: discrete partitions are inconsistent".into());
+            }
+            base += p.width();
+        }
         Ok(())
     }
 }

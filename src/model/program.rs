@@ -119,6 +119,31 @@ impl Expr {
         Ok(expr)
     }
 
+    /// Compiles a tree that is only ever evaluated, never differentiated nor
+    /// stepped through (a `[[discrete]]` update or held output, evaluated at
+    /// sample instants): nonsmooth functions of variables (`min`, `max`,
+    /// `abs`, `step`) are allowed, as a sampled controller's law is a plain
+    /// function of what it reads.
+    pub fn compile_evaluated(
+        node: &Node,
+        lookup: &dyn Fn(&str) -> Option<Operand>,
+    ) -> Result<Expr, ExprError> {
+        let mut ops = Vec::new();
+        let operand = |name: &str| {
+            lookup(name).map(|o| match o {
+                Operand::Param(i) => Op::Param(i as u32),
+                Operand::Var(j) => Op::Var(j as u32),
+                Operand::Time => Op::Time,
+            })
+        };
+        emit(node, &operand, &mut ops)?;
+        let expr = Expr::from_ops(super::expr::fold_constants(ops));
+        if expr.stack_depth() > MAX_STACK {
+            return err(0, "expression too large");
+        }
+        Ok(expr)
+    }
+
     /// Whether the program is well formed over `np` parameters and `nv` variables.
     pub fn is_well_formed_program(&self, np: usize, nv: usize) -> bool {
         let mut depth = 0usize;

@@ -181,6 +181,7 @@ mod pwm_grid;
 mod random_calls;
 mod random_calls3;
 mod random_models;
+mod sampled;
 mod sequence_args;
 mod sequence_rules;
 mod sequences3_instance;

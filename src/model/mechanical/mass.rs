@@ -12,6 +12,8 @@
 //! both sides of the diagonal, so it is symmetric at every `q`, not only at
 //! the start) and positive definite, else refused naming the entry.
 
+use std::collections::HashMap;
+
 use super::super::affine::{is_parametric, Symbol};
 use super::super::expr::{self, Expr};
 use super::super::mech_nonlinear::MechNonlinear;
@@ -53,7 +55,9 @@ impl Validator<'_> {
             None => (ctx.param)(name).map(Symbol::Param),
         };
         let mut mass = ExprMatrix::zeros(n, n);
-        let mut texts = vec![None; n * n];
+        // Only the entries that read coordinates (a per-coordinate mass may
+        // have 10⁵ coordinates: nothing here is n²).
+        let mut texts: HashMap<(usize, usize), &str> = HashMap::new();
         for w in &written {
             let (i, j) = w.at;
             let text = match w.value {
@@ -86,11 +90,11 @@ impl Validator<'_> {
                     self.expr_error(&w.field, text, e)
                 },
             )?;
-            texts[i * n + j] = Some(text.as_str());
+            texts.insert((i, j), text.as_str());
             mass.entries.push((i, j, Expr::constant(0.0)));
             nonlinear.mass.push((i, j, program));
         }
-        self.mass_symmetric(&written, &texts, nonlinear, n)?;
+        self.mass_symmetric(&written, &texts, nonlinear)?;
         // At the default parameters and the start values.
         let q: Vec<f64> = positions.iter().map(|p| p.start).collect();
         let at = Point {
@@ -116,11 +120,11 @@ impl Validator<'_> {
         }
         if let Err(mut message) = check_mass(n, &values) {
             // A coupled matrix: name the diagonal entry where it fails.
-            let mut buf = vec![0.0; n * n];
-            if let (false, Some((row, pivot))) = (
-                message.contains("M["),
-                cholesky_failure(n, &values, &mut buf),
-            ) {
+            let named = message.contains("M[");
+            if let Some((row, pivot)) = (!named)
+                .then(|| cholesky_failure(n, &values, &mut vec![0.0; n * n]))
+                .flatten()
+            {
                 message.push_str(&format!(
                     ": its leading block up to M[{row}][{row}] is not (Cholesky pivot {pivot:e})"
                 ));
@@ -214,9 +218,8 @@ impl Validator<'_> {
     fn mass_symmetric(
         &self,
         written: &[Written],
-        texts: &[Option<&str>],
+        texts: &HashMap<(usize, usize), &str>,
         nonlinear: &MechNonlinear,
-        n: usize,
     ) -> Res<()> {
         let program = |i: usize, j: usize| {
             nonlinear
@@ -235,7 +238,7 @@ impl Validator<'_> {
                 .find(|w| w.at == (i, j))
                 .expect("written")
                 .field;
-            let mirror = match texts[j * n + i] {
+            let mirror = match texts.get(&(j, i)) {
                 Some(t) => format!("\"{t}\""),
                 None => "an expression of the parameters only".to_string(),
             };
@@ -243,7 +246,7 @@ impl Validator<'_> {
                 field,
                 format!(
                     "M[{i}][{j}] = \"{}\" reads coordinates but M[{j}][{i}] is {mirror}: the mass matrix must be symmetric at every configuration; write the same expression in both",
-                    texts[i * n + j].unwrap_or_default()
+                    texts.get(&(i, j)).copied().unwrap_or_default()
                 ),
             );
         }

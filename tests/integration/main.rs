@@ -57,7 +57,8 @@
 //! - `mech_nonlinear` mechanical models with nonlinear forces and gaps: linear models keep
 //!   the linear stepper, the Newton loop, failed steps, FMU-state replay
 //! - `mass_matrix`  a configuration-dependent mass matrix: a step where it is not positive
-//!   definite is discarded, the double pendulum's FMU states replay, random M(q) models
+//!   definite is discarded, the double pendulum's FMU states replay and match Siconos 4.4
+//!   converged, random M(q) models
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
 //! - `siconos_options` gamma and the direct projection: Siconos' bouncing-ball

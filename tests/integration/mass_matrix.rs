@@ -14,11 +14,20 @@
 //! matrices are positive definite everywhere), and a Newton failure only with
 //! its iterations and residual in the message. `LCSFMU_RANDOM_MODELS=N` runs N
 //! models (default 40), `LCSFMU_RANDOM_SEED` picks another seed.
+//!
+//! The double pendulum against Siconos 4.4 with its Newton loop converged:
+//! `tests/data/double_pendulum_siconos_converged.csv`, made by
+//! `scripts/siconos/double_pendulum.sh --reference` (a driver written with
+//! Siconos' API: `LagrangianDS` with `M(q)`, `FGyr`, `FInt` and their exact
+//! Jacobians, two `LagrangianScleronomousR` walls, `MoreauJeanOSI(0.500001)`,
+//! Lemke, Newton tolerance 1e-15; every 10th step and every step with a
+//! percussion). See the test for the tolerance.
 
 use crate::sequence_args::Rng;
-use crate::{assert_fmu_state_replays, initialized, model};
+use crate::{assert_fmu_state_replays, close, column, initialized, model, model_path, run};
 use lcsfmu::instance::Severity;
 use lcsfmu::model::validate;
+use lcsfmu::tool::simulate::Options;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -62,6 +71,84 @@ fn fmu_state_replays_the_double_pendulums_steps_bit_for_bit() {
         pairs.iter().any(|p| p[1] > 0.0),
         "no impact of the tip in the window"
     );
+}
+
+/// Siconos' converged run: rows of time, th1, w1, th2, w2, p1, p2 (the
+/// iterations and residual columns dropped).
+fn siconos_converged() -> Vec<[f64; 7]> {
+    let path = model_path("double_pendulum")
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("tests/data/double_pendulum_siconos_converged.csv");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("time"))
+        .map(|l| {
+            let v: Vec<f64> = l.split(',').take(7).map(|x| x.parse().unwrap()).collect();
+            v.try_into().unwrap()
+        })
+        .collect()
+}
+
+/// Both solve the same scheme (`M(q⁺)(v⁺ - v) = h [θ F⁺ + (1-θ) F] + G(q⁺)ᵀ p`,
+/// contacts chosen by `g + h/2 ġ <= 0` at the step's start,
+/// `0 <= G(q⁺) v⁺ + e G(q) v ⟂ p >= 0`), Siconos to a residual of 1e-15
+/// N.m.s. Before the first impact (t = 0.6405, the tip) they agree to
+/// rounding: measured 2.8e-17 rad and 2.2e-16 rad/s, allowed 1e-13. At an
+/// impact step lcsfmu's iteration converges linearly (the curvature of the
+/// gaps times the percussion is left out of its matrix, as in Siconos) and
+/// stops at its scaled residual of 1e-10: at the tip's first impact after two
+/// LCP solves at 3.9e-11, which leaves 1.4e-10 rad/s in w1 and w2 (that one
+/// step, from Siconos' state before it). Carried over 5 s and ten impacts:
+/// measured 5.1e-11 rad in th1, 6.2e-11 rad in th2, 2.2e-10 and 3.3e-10 rad/s
+/// in w1 and w2, 3.4e-10 N.m.s in the percussions; allowed 1e-9 times
+/// max(1, |reference|), the rule of every Siconos comparison here. The
+/// impacts fall on the same steps.
+#[test]
+fn double_pendulum_matches_siconos_with_a_converged_newton_loop() {
+    let reference = siconos_converged();
+    assert_eq!(reference.len(), 1009);
+    let t = run(model("double_pendulum"), Options::default());
+    assert_eq!(t.rows.len(), 10001);
+    let h = 5e-4;
+    let first_impact = 0.6405;
+    let names = ["time", "th1", "w1", "th2", "w2", "p1", "p2"];
+    let ours: Vec<Vec<f64>> = names.iter().map(|n| column(&t, n)).collect();
+    let mut impacts = 0;
+    for (j, name) in names.iter().enumerate() {
+        let (mut worst, mut worst_before) = (0.0f64, 0.0f64);
+        for r in &reference {
+            let k = (r[0] / h).round() as usize;
+            let (a, b) = (ours[j][k], r[j]);
+            worst = worst.max((a - b).abs());
+            if r[0] < first_impact - h / 2.0 {
+                worst_before = worst_before.max((a - b).abs());
+                assert!(
+                    (a - b).abs() <= 1e-13,
+                    "{name} at t = {}: {a} vs Siconos {b}",
+                    r[0]
+                );
+            }
+            assert!(
+                close(a, b, 1e-9),
+                "{name} at t = {}: {a} vs Siconos {b}",
+                r[0]
+            );
+            if j >= 5 {
+                assert_eq!(a > 0.0, b > 0.0, "{name} at t = {}: {a} vs {b}", r[0]);
+                impacts += usize::from(b > 0.0);
+            }
+        }
+        println!(
+            "double_pendulum vs Siconos (converged): {name} differs by at most {worst:.2e}, \
+             {worst_before:.2e} before the first impact"
+        );
+    }
+    // The first link bounces (e = 1) and the tip stops (e = 0), ten times in all.
+    assert_eq!(impacts, 10);
 }
 
 /// A random model of the family in the module text.

@@ -13,7 +13,7 @@
 //! tolerance, so a state taken between two samples, or just after one,
 //! resumes with the same next sample.
 
-use super::{FmiResult, Instance};
+use super::{FmiError, FmiResult, Instance, MAX_SUBSTEPS};
 use crate::model::sampled::Partition;
 
 /// The tolerance within which a sample instant and a time are the same
@@ -66,6 +66,28 @@ impl Sampling {
             self.offset[p] = offset;
             self.next[p] = first_after(period, offset, t + tolerance(t));
         }
+    }
+
+    /// How many samples, over all partitions, are due at or before `end`
+    /// (an estimate to one sample per partition; infinite when the count
+    /// itself is not finite).
+    fn samples_until(&self, end: f64) -> f64 {
+        (0..self.next.len())
+            .map(|p| {
+                let first = self.instant(p);
+                if first > end {
+                    0.0
+                } else {
+                    // The index itself can overflow too: `next` near u64::MAX.
+                    let n = ((end - first) / self.period[p]).floor() + 1.0;
+                    if n.is_finite() && self.next[p] < u64::MAX / 2 {
+                        n
+                    } else {
+                        f64::INFINITY
+                    }
+                }
+            })
+            .sum()
     }
 
     /// The earliest pending sample instant, or infinity.
@@ -141,7 +163,7 @@ impl Instance {
                     t,
                     scratch,
                 );
-                self.sampling.next[p] += 1;
+                self.sampling.next[p] = self.sampling.next[p].saturating_add(1);
                 any = true;
             }
         }
@@ -153,6 +175,15 @@ impl Instance {
     pub(super) fn sampled_step(&mut self, t: f64, h: f64) -> FmiResult<()> {
         let end = t + h;
         let tol = tolerance(end);
+        // Each sample is processed in turn: a step over more of them than
+        // `MAX_SUBSTEPS` (a huge step, a tiny period set as a parameter, a
+        // start time of 1e300) would not end; refused before anything moves.
+        let samples = self.sampling.samples_until(end + tol);
+        if samples > MAX_SUBSTEPS {
+            return Err(FmiError::error(format!(
+                "step {h} from t = {t} would process {samples:e} samples of the [[discrete]] partitions; at most {MAX_SUBSTEPS:e} are allowed in one step"
+            )));
+        }
         // Adopt the master's clock, as `do_step` does.
         self.time = t;
         loop {

@@ -261,6 +261,39 @@ fn sampled_steps_allocate_nothing() {
     assert_eq!(n, 0, "allocations in 200 sampled steps");
 }
 
+/// Every sample is processed in turn, so a step over more than
+/// `MAX_SUBSTEPS` of them would never end (the random call sequences hung on
+/// a step of 1e300 s): refused with the count, nothing moved, and the next
+/// sensible step runs.
+#[test]
+fn a_step_over_too_many_samples_is_refused_and_changes_nothing() {
+    for (period, t0, h) in [
+        ("0.01", 0.0, 1e300),
+        ("1e-300", 0.0, 0.01),
+        ("0.01", 1e300, 1e290),
+    ] {
+        let mut i = Instance::new(counter(period, "0"), "{g}");
+        i.setup_experiment(t0, None).unwrap();
+        i.enter_initialization_mode().unwrap();
+        i.exit_initialization_mode().unwrap();
+        let before = (get(&mut i, "n"), get(&mut i, "ts"), i.time());
+        let e = i.do_step(t0, h).unwrap_err();
+        assert!(
+            e.message.contains("samples of the [[discrete]] partitions"),
+            "{e}"
+        );
+        assert_eq!(
+            (get(&mut i, "n"), get(&mut i, "ts"), i.time()),
+            before,
+            "period {period}"
+        );
+    }
+    let mut i = initialized(counter("0.01", "0"));
+    assert!(i.do_step(0.0, 1e300).is_err());
+    i.do_step(0.0, 0.1).unwrap();
+    assert_eq!(get(&mut i, "n"), 11.0);
+}
+
 #[test]
 fn model_exchange_and_event_driven_refuse_partitions_with_the_reason() {
     let mut i = Instance::new(counter("0.01", "0"), "{g}");

@@ -103,20 +103,7 @@ impl Expr {
         form: Form,
     ) -> Result<Expr, ExprError> {
         smooth::check(node, lookup, form)?;
-        let mut ops = Vec::new();
-        let operand = |name: &str| {
-            lookup(name).map(|o| match o {
-                Operand::Param(i) => Op::Param(i as u32),
-                Operand::Var(j) => Op::Var(j as u32),
-                Operand::Time => Op::Time,
-            })
-        };
-        emit(node, &operand, &mut ops)?;
-        let expr = Expr::from_ops(super::expr::fold_constants(ops));
-        if expr.stack_depth() > MAX_STACK {
-            return err(0, "expression too large");
-        }
-        Ok(expr)
+        Self::compile_evaluated(node, lookup)
     }
 
     /// Compiles a tree that is only ever evaluated, never differentiated nor

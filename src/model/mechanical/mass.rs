@@ -81,13 +81,9 @@ impl Validator<'_> {
             // The mechanical form refuses a nonsmooth function of a coordinate
             // (M(q) is differentiated for the gyroscopic forces).
             let program = Expr::compile_program(&node, &operands(&position), self.form).map_err(
-                |mut e| {
-                    if e.message.starts_with("unknown name") {
-                        e.message.push_str(
-                            " (a mass entry reads coordinates and parameters: not velocities, inputs or time)",
-                        );
-                    }
-                    self.expr_error(&w.field, text, e)
+                |e| {
+                    let hint = " (a mass entry reads coordinates and parameters: not velocities, inputs or time)";
+                    self.expr_error_hinted(&w.field, text, e, hint)
                 },
             )?;
             texts.insert((i, j), text.as_str());

@@ -76,19 +76,7 @@ impl Validator<'_> {
         let program = |field: &str, text: &str| -> Res<Expr> {
             let node = expr::parse(text).map_err(|e| self.expr_error(field, text, e))?;
             Expr::compile_evaluated(&node, &operands(lookup)).map_err(|e| {
-                let hint = if e.message.starts_with("unknown name") {
-                    " (a discrete update or held output reads states, pairs, inputs, held outputs, discrete states, parameters and time)"
-                } else {
-                    ""
-                };
-                self.expr_error(
-                    field,
-                    text,
-                    expr::ExprError {
-                        column: e.column,
-                        message: e.message + hint,
-                    },
-                )
+                self.expr_error_hinted(field, text, e, " (a discrete update or held output reads states, pairs, inputs, held outputs, discrete states, parameters and time)")
             })
         };
         let mut base = first;

@@ -29,8 +29,10 @@
 //! their switching surfaces, and the state is projected there when they are
 //! within [`ACCUMULATION_DRIFT`] of it: switches that accumulate on a
 //! sliding set end on it. When that mode is not an ODE, its surfaces are
-//! farther, or it does not describe the motion, the event fails with the
-//! reason (the importer gets an error, never a hang). The sign spiral does not
+//! farther, or it does not describe the motion, the event is a regular
+//! switch if none of the last event's pairs fires again (two commutations
+//! that happen to fall close together), and otherwise fails with the reason
+//! (the importer gets an error, never a hang). The sign spiral does not
 //! get there: within a selection step of its origin the selection LCP itself
 //! picks the mode in which both pairs slide, and the state lands on the origin.
 //!

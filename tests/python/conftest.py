@@ -169,15 +169,12 @@ def fmus(lcsfmu_bin, tmp_path_factory) -> dict[str, Path]:
     return paths
 
 
-# Every linear first-order bundled model: the ones Model Exchange builds (the others are refused).
-# pm_braking_bridge builds as Model Exchange too but stops at t = 0.5236 under CVode (the mode
-# there is singular: docs/src/chattering.md, test_chattering.py's strict xfail), so the tests
-# that run every one of these to its stop time leave it out.
+# Every first-order bundled model: the ones Model Exchange builds (the others are refused).
 ME_MODELS = ["backlash_gear", "coulomb_friction", "friction_block", "pwa_feedback",
              "relay_feedback", "rlc_diode", "saturated_integrator",
              "saturated_integrator_blocks", "servo_deadzone", "sign_spiral", "square_helix",
              "zero_crossing", "vdp_saturation", "diode_bridge_source", "buck_pwm",
-             "filippov_slide", "heat_losses_friction"]
+             "filippov_slide", "heat_losses_friction", "pm_braking_bridge"]
 
 
 @pytest.fixture(scope="session")

@@ -214,6 +214,18 @@ fn crowded_events_slide_the_switching_pairs_or_fail_with_the_reason() {
     // ... and leaves the mode and the state as they were.
     assert_eq!(ex.active_set(), mode.as_slice());
     assert_eq!(x, vec![-1e-6, 4.0 / 3.0]);
+    // The other pair 1e-13 later, far from the first one's surface: no
+    // accumulation holds both on their surfaces there, but this is a second
+    // commutation, not the first pair switching back (pm_braking_bridge's
+    // diodes at t = 0.5236): a regular switch of the other pair.
+    let mut x = vec![1e-3, 0.0];
+    let other = ex.event(&lcs, &mut x, &[], 1.0 / 3.0 + 1e-13);
+    assert!(
+        matches!(other, Ok(EventOutcome::Switched { .. })),
+        "{other:?}"
+    );
+    assert_eq!(ex.active_set()[0], mode[0]);
+    assert_ne!(ex.active_set()[1], mode[1]);
     // Where the pairs can slide (at the origin), an accumulation ends there.
     let mut ex = LinearExchange::new(m.nx(), m.nu(), m.nw(), 1e-10);
     let mut x = vec![1e-3, -1e-3];

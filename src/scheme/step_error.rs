@@ -42,6 +42,15 @@ pub enum StepError {
     /// diagonal entry `row` (the leading block up to it is not positive
     /// definite there; `value` is that pivot).
     MassNotPositiveDefinite { row: usize, value: f64 },
+    /// The step's contact problem was not solved and the Jacobian rows of
+    /// the equality constraints `first` and `second` (indices in the file's
+    /// `[[constraints]]`) are linearly dependent at the iterate: the
+    /// constraints are redundant or, with the contacts, inconsistent there.
+    RedundantConstraints {
+        first: usize,
+        second: usize,
+        lcp: lcp::Info,
+    },
 }
 
 impl std::fmt::Display for StepError {
@@ -85,6 +94,11 @@ impl std::fmt::Display for StepError {
             StepError::MassNotPositiveDefinite { row, value } => write!(
                 f,
                 "the mass matrix M(q) is not positive definite at an iterate of the step (its Cholesky pivot at M[{row}][{row}] is {value:e}): the configuration left the region where the model's M(q) is a mass matrix"
+            ),
+            StepError::RedundantConstraints { first, second, lcp } => write!(
+                f,
+                "the equality constraints constraints[{first}] and constraints[{second}] are redundant at an iterate of the step (their Jacobian rows d(value)/dq are linearly dependent there, so their multipliers are not unique) and the contact problem was not solved (status {:?})",
+                lcp.status
             ),
             StepError::SingularIteration { h } => {
                 write!(

@@ -52,6 +52,7 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
+mod constraints;
 mod iteration;
 mod projection;
 mod residual;
@@ -129,6 +130,8 @@ pub struct MechNewtonStepper {
     projection: Option<NonlinearProjection>,
     /// The position-level scheme (`semi-explicit`) instead of Moreau–Jean.
     semi_explicit: bool,
+    /// Names two dependent equality constraints when a step fails.
+    rank: constraints::RankCheck,
 }
 
 impl MechNewtonStepper {
@@ -145,6 +148,7 @@ impl MechNewtonStepper {
         let v = |k| vec![0.0; k];
         let semi_explicit = scheme.method == Method::SemiExplicit;
         MechNewtonStepper {
+            rank: constraints::RankCheck::new(sys),
             projection: (scheme.method == Method::MoreauJeanProjected)
                 .then(|| NonlinearProjection::new(&lin)),
             semi_explicit,

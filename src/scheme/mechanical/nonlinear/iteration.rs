@@ -125,8 +125,8 @@ impl MechNewtonStepper {
             }
         };
         if info.status != lcp::Status::Solved {
-            return Err(match self.redundant_constraints() {
-                Some((first, second)) => StepError::RedundantConstraints {
+            return Err(match self.dependent_rows() {
+                Some((first, second)) => StepError::DependentConstraints {
                     first,
                     second,
                     lcp: info,

@@ -5,7 +5,9 @@
 //! mass (or the file gives the whole matrix `mechanics.M`) and its applied force
 //! in coordinates, velocities, inputs and `time`; a contact declares its gap
 //! (in coordinates), restitution and optionally Coulomb friction with its slip
-//! velocity (linear in velocities, coefficients in coordinates, plus inputs).
+//! velocity (linear in velocities, coefficients in coordinates, plus inputs);
+//! an equality constraint (`constraints.rs`) becomes a bilateral contact after
+//! them, its multiplier a pair free in sign.
 //! Linear terms go into the matrices, the rest into programs (see
 //! [`super::mech_nonlinear`]). The states are the
 //! positions then the velocities; the pairs are, per contact, the normal

@@ -49,8 +49,14 @@ fn the_rod_keeps_its_rate_at_zero_and_its_length_drifts_at_second_order() {
 fn the_cartesian_pendulum_replays_from_fmu_states_across_its_first_impact() {
     let pairs = assert_fmu_state_replays(model("cartesian_pendulum"), 600, 700, "cartesian");
     // Pairs: the stop's percussion, then the rod's impulse.
-    assert!(pairs.iter().any(|p| p[0] > 0.0), "the window holds an impact");
-    assert!(pairs.iter().all(|p| p[1] != 0.0), "the rod acts at every step");
+    assert!(
+        pairs.iter().any(|p| p[0] > 0.0),
+        "the window holds an impact"
+    );
+    assert!(
+        pairs.iter().all(|p| p[1] != 0.0),
+        "the rod acts at every step"
+    );
 }
 
 #[test]

@@ -7,7 +7,10 @@
 //! a contact takes part when `g(q) + γ h G(q) v <= 0` (decided once, at the
 //! step's start, as the linear scheme does), and then
 //! `0 <= G(q⁺) v⁺ + e G(q) v ⟂ p >= 0`; friction is the linear scheme's
-//! Coulomb block with the slip `s = T(q⁺) v⁺ + Tw w + t0`.
+//! Coulomb block with the slip `s = T(q⁺) v⁺ + Tw w + t0`. An equality
+//! constraint is a contact that always takes part, restitution zero, its
+//! pair bounded by `(-inf, +inf)`: `G_e(q⁺) v⁺ = 0` with a free impulse, in
+//! the same box problem (see `constraints.rs` for a failed step's report).
 //!
 //! Each iteration linearizes at the iterate `(q̄, v̄)`:
 //! `Ŵ = M - hθ ∂F/∂v - (hθ)² ∂F/∂q` (both at the iterate, by forward-mode

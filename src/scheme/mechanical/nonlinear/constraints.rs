@@ -58,8 +58,7 @@ impl MechNewtonStepper {
         let first = nc - rc.constraints;
         rc.checked.clear();
         rc.checked.extend(first..nc);
-        rc.checked
-            .extend((0..first).filter(|&k| self.engaged[k]));
+        rc.checked.extend((0..first).filter(|&k| self.engaged[k]));
         let nb = rc.checked.len();
         let rows = &mut rc.rows[..nb * n];
         rows.fill(0.0);
@@ -96,7 +95,11 @@ impl MechNewtonStepper {
             if !(norm >= DEPENDENT) {
                 let row = &rows[i * n..(i + 1) * n];
                 // Among the earlier rows, a constraint's when the row is a contact's.
-                let candidates = if i < rc.constraints { i } else { rc.constraints };
+                let candidates = if i < rc.constraints {
+                    i
+                } else {
+                    rc.constraints
+                };
                 let closest = (0..candidates)
                     .map(|a| {
                         let other = &rows[a * n..(a + 1) * n];

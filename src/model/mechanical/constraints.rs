@@ -137,7 +137,7 @@ fn dependent(n: usize, rows: &[Vec<(usize, f64)>]) -> Option<(usize, Vec<usize>)
         // for its smallest eigenvalue, the square of A's smallest singular
         // value.
         let block = a.rows(0, last + 1);
-        let gram = &block * block.transpose();
+        let gram = block * block.transpose();
         let eig = gram.symmetric_eigen();
         let (k, &smallest) = eig
             .eigenvalues

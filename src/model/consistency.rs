@@ -51,7 +51,13 @@ impl Model {
                         && f.slip.iter().all(|(j, e)| *j < n && ok_expr(e))
                         && f.slip_inputs.iter().all(|(j, e)| *j < nw && ok_expr(e))
                 });
-                if c.pair != next || c.pair + width > nu || !ok_expr(&c.restitution) || !friction_ok
+                // A constraint is stepped by the Newton step only.
+                let bilateral_ok = !c.bilateral || m.nonlinear.is_some();
+                if c.pair != next
+                    || c.pair + width > nu
+                    || !ok_expr(&c.restitution)
+                    || !friction_ok
+                    || !bilateral_ok
                 {
                     return Err("embedded model: contacts are inconsistent".into());
                 }
@@ -72,10 +78,19 @@ impl Model {
                     .iter()
                     .all(|(i, j, _)| m.mass.entries.iter().any(|(a, b, _)| (a, b) == (i, j)));
                 let mass_scheme = nl.mass.is_empty() || self.scheme.method == Method::MoreauJean;
+                // Constraints: after the contacts, frictionless, plain Moreau–Jean.
+                let first = m.contacts.iter().position(|c| c.bilateral);
+                let constraints_ok = first.is_none_or(|f| {
+                    self.scheme.method == Method::MoreauJean
+                        && m.contacts[f..]
+                            .iter()
+                            .all(|c| c.bilateral && c.friction.is_none())
+                });
                 if !nl.is_consistent(np, n, nw, nc)
                     || !slips_frictional
                     || !mass_placed
                     || !mass_scheme
+                    || !constraints_ok
                     || self.scheme.method == Method::MoreauJeanDirectProjection
                 {
                     return Err("embedded model: nonlinear mechanics are inconsistent".into());

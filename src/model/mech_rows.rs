@@ -90,6 +90,13 @@ fn free_part<'a>(
     }
 }
 
+/// Which kind of row [`Validator::gap_acts`] checks, for its messages.
+#[derive(Clone, Copy)]
+pub(super) enum RowRole {
+    Gap,
+    Constraint,
+}
+
 impl Validator<'_> {
     /// Refuses a scheme that has no Newton iteration for a nonlinear model.
     pub(super) fn nonlinear_mechanics_scheme(
@@ -97,6 +104,20 @@ impl Validator<'_> {
         m: &super::Mechanics,
         method: super::Method,
     ) -> Res<()> {
+        // Equality constraints: only plain Moreau–Jean enforces them so far
+        // (the projections and semi-explicit have no free multipliers).
+        if let Some(k) = m.contacts.iter().position(|c| c.bilateral) {
+            if method != super::Method::MoreauJean {
+                let first = k - m.contacts.iter().filter(|c| !c.bilateral).count();
+                return self.fail(
+                    "scheme.method",
+                    format!(
+                        "this model has equality constraints ([[constraints]], the first at constraints[{first}]): '{}' does not enforce them yet; use \"moreau-jean\"",
+                        method.file_name()
+                    ),
+                );
+            }
+        }
         let Some(nl) = &m.nonlinear else {
             return Ok(());
         };
@@ -209,13 +230,28 @@ impl Validator<'_> {
     /// values: the contact could not push on the coordinates there, and the
     /// first step's Newton iteration would fail on it. Both halves count: the
     /// linear `x` and the nonlinear `-sin(x)` of `x - sin(x)` cancel at 0.
+    /// `what` names the row and what it could not do (a constraint's value
+    /// is checked the same way). Returns the row, sorted by coordinate.
     pub(super) fn gap_acts(
         &self,
         (field, written): (&str, &Value),
         form: &MechForm,
         (start, names): (&[f64], &[&str]),
         ctx: &MatrixContext,
-    ) -> Res<()> {
+        what: RowRole,
+    ) -> Res<Vec<(usize, f64)>> {
+        let (noun, jacobian, push) = match what {
+            RowRole::Gap => (
+                "gap",
+                "dg/dq",
+                "the contact would have no direction to push in",
+            ),
+            RowRole::Constraint => (
+                "constraint value",
+                "d(value)/dq",
+                "the constraint would not act on the coordinates there",
+            ),
+        };
         let text = match written {
             Value::Text(t) => format!("in \"{t}\": "),
             Value::Number(_) => String::new(),
@@ -243,7 +279,7 @@ impl Validator<'_> {
         if row.is_empty() {
             return self.fail(
                 field,
-                format!("{text}the gap does not depend on any coordinate"),
+                format!("{text}the {noun} does not depend on any coordinate"),
             );
         }
         row.sort_unstable_by_key(|(j, _)| *j);
@@ -256,7 +292,7 @@ impl Validator<'_> {
             return self.fail(
                 field,
                 format!(
-                    "{text}the gap's derivative along {} is {d} at the start values ({at}) with the default parameters: the gap must be differentiable there",
+                    "{text}the {noun}'s derivative along {} is {d} at the start values ({at}) with the default parameters: it must be differentiable there",
                     names[*j]
                 ),
             );
@@ -265,11 +301,11 @@ impl Validator<'_> {
             return self.fail(
                 field,
                 format!(
-                    "{text}the gap's Jacobian dg/dq vanishes at the start values ({at}) with the default parameters: the contact would have no direction to push in"
+                    "{text}the {noun}'s Jacobian {jacobian} vanishes at the start values ({at}) with the default parameters: {push}"
                 ),
             );
         }
-        Ok(())
+        Ok(row)
     }
 }
 

@@ -5,7 +5,9 @@
 //! mass (or the file gives the whole matrix `mechanics.M`) and its applied force
 //! in coordinates, velocities, inputs and `time`; a contact declares its gap
 //! (in coordinates), restitution and optionally Coulomb friction with its slip
-//! velocity (linear in velocities, coefficients in coordinates, plus inputs).
+//! velocity (linear in velocities, coefficients in coordinates, plus inputs);
+//! an equality constraint (`constraints.rs`) becomes a bilateral contact after
+//! them, its multiplier a pair free in sign.
 //! Linear terms go into the matrices, the rest into programs (see
 //! [`super::mech_nonlinear`]). The states are the
 //! positions then the velocities; the pairs are, per contact, the normal
@@ -14,13 +16,15 @@
 //! matrix is symmetric positive definite; a mechanical file has no states,
 //! pairs or `[system]` of the first-order form.
 
+mod constraints;
 mod friction;
 mod mass;
 
 use super::affine::Symbol;
 use super::expr::Expr;
 use super::mech_nonlinear::MechNonlinear;
-use super::raw::{RawContact, RawCoordinate, RawMechanics, RawModel};
+use super::mech_rows::RowRole;
+use super::raw::{RawConstraint, RawContact, RawCoordinate, RawMechanics, RawModel};
 use super::validate::{MatrixContext, Names, Res, Validator};
 use super::{Contact, ExprMatrix, Mechanics, Pair, Variable};
 use crate::system::mechanics::DENSE_LIMIT;
@@ -46,7 +50,7 @@ impl Validator<'_> {
     pub(super) fn mechanics(
         &self,
         coords: Vec<RawCoordinate>,
-        contacts: Vec<RawContact>,
+        (contacts, constraints): (Vec<RawContact>, Vec<RawConstraint>),
         raw_m: Option<RawMechanics>,
         inputs: &[Variable],
         names: &mut Names,
@@ -108,9 +112,9 @@ impl Validator<'_> {
             velocity_force: ExprMatrix::zeros(n, n),
             force: ExprMatrix::zeros(n, 1),
             input_force: ExprMatrix::zeros(n, nw),
-            gap: ExprMatrix::zeros(contacts.len(), n),
-            gap0: ExprMatrix::zeros(contacts.len(), 1),
-            contacts: Vec::with_capacity(contacts.len()),
+            gap: ExprMatrix::zeros(contacts.len() + constraints.len(), n),
+            gap0: ExprMatrix::zeros(contacts.len() + constraints.len(), 1),
+            contacts: Vec::with_capacity(contacts.len() + constraints.len()),
             nonlinear: None,
         };
         let any_or_time =
@@ -143,15 +147,15 @@ impl Validator<'_> {
 
         let starts: Vec<f64> = positions.iter().map(|p| p.start).collect();
         let coordinate_names: Vec<&str> = positions.iter().map(|p| p.name.as_str()).collect();
-        let mut pairs = Vec::with_capacity(contacts.len());
+        let mut pairs = Vec::with_capacity(contacts.len() + constraints.len());
+        let position = |name: &str| match symbols.get(name) {
+            Some(Symbol::Var(j)) if *j < n => Some(Symbol::Var(*j)),
+            Some(_) => None,
+            None => param(name),
+        };
         for (k, c) in contacts.iter().enumerate() {
             let field = format!("contacts[{k}]");
             names.declare(self, field.clone(), &c.name)?;
-            let position = |name: &str| match symbols.get(name) {
-                Some(Symbol::Var(j)) if *j < n => Some(Symbol::Var(*j)),
-                Some(_) => None,
-                None => param(name),
-            };
             let form = self.mech_form(
                 &format!("{field}.gap"),
                 &c.gap,
@@ -164,6 +168,7 @@ impl Validator<'_> {
                 &form,
                 (&starts, &coordinate_names),
                 ctx,
+                RowRole::Gap,
             )?;
             let (g0, terms) = (form.constant, form.terms);
             if let Some(program) = form.remainder {
@@ -186,6 +191,7 @@ impl Validator<'_> {
                 pair: pairs.len(),
                 restitution,
                 friction: friction.clone(),
+                bilateral: false,
             });
             let pair = |name: String, description: String| Pair {
                 name,
@@ -208,6 +214,14 @@ impl Validator<'_> {
                 }
             }
         }
+        self.constraints(
+            &constraints,
+            &position,
+            (&starts, &coordinate_names),
+            ctx,
+            names,
+            (&mut mech, &mut nonlinear, &mut pairs),
+        )?;
 
         let diagonal = |m: &ExprMatrix| m.entries.iter().all(|(i, j, _)| i == j);
         let lumped = diagonal(&mech.mass)
@@ -236,7 +250,9 @@ impl Validator<'_> {
                 ),
             );
         }
-        if !nonlinear.is_empty() {
+        // Constraints are stepped by the Newton step (its contact problem has
+        // the free multipliers), even when every row is linear.
+        if !nonlinear.is_empty() || !constraints.is_empty() {
             mech.nonlinear = Some(nonlinear);
         }
         let mut states = positions;
@@ -259,7 +275,7 @@ impl Validator<'_> {
         match clash {
             Some(field) => self.fail(
                 field,
-                "a mechanical model (one with [[coordinates]] or [[contacts]]) takes its states from the coordinates and its pairs from the contacts; remove this section",
+                "a mechanical model (one with [[coordinates]], [[contacts]] or [[constraints]]) takes its states from the coordinates and its pairs from the contacts; remove this section",
             ),
             None => Ok(()),
         }

@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 /// (the next `dof`). Each contact has a gap `g = G q + g0 >= 0` complementary to
 /// its normal reaction (the contact's pair); a frictional contact adds three pairs
 /// (positive and negative friction, and the slip speed) after its normal pair.
+/// An equality constraint is a bilateral contact (see [`Contact::bilateral`])
+/// after the unilateral ones: its gap row is the constraint's value, kept at
+/// zero, and its pair the multiplier, free in sign.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mechanics {
     pub dof: usize,
@@ -38,7 +41,7 @@ pub struct Mechanics {
     pub nonlinear: Option<mech_nonlinear::MechNonlinear>,
 }
 
-/// One unilateral contact.
+/// One contact: unilateral, or an equality constraint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Contact {
     /// Index of its normal pair; friction pairs follow it.
@@ -46,6 +49,10 @@ pub struct Contact {
     /// Newton's restitution coefficient, in [0, 1] (used by Moreau–Jean).
     pub restitution: Expr,
     pub friction: Option<Friction>,
+    /// An equality constraint (`[[constraints]]`): always active, its
+    /// multiplier free in sign, restitution zero, no friction.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bilateral: bool,
 }
 
 /// Coulomb friction along one tangential direction: the slip velocity is

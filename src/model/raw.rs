@@ -67,6 +67,9 @@ pub struct RawModel {
     pub coordinates: Vec<RawCoordinate>,
     #[serde(default)]
     pub contacts: Vec<RawContact>,
+    /// Equality constraints between coordinates (mechanical models).
+    #[serde(default)]
+    pub constraints: Vec<RawConstraint>,
     #[serde(default)]
     pub mechanics: Option<RawMechanics>,
     #[serde(default)]
@@ -270,6 +273,19 @@ pub struct RawContact {
     pub friction: Option<Value>,
     /// Tangential relative velocity: linear in velocities and inputs.
     pub slip: Option<Value>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub unit: String,
+}
+
+/// An equality constraint (mechanical models): `value`, an expression of the
+/// coordinates and parameters, is kept at zero by a multiplier named `name`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConstraint {
+    pub name: String,
+    pub value: Value,
     #[serde(default)]
     pub description: String,
     #[serde(default)]

@@ -125,11 +125,12 @@ pub fn from_str_with(
         let offset = super::netlist::toml_offset(text);
         return Validator::new(path, method).circuit_model(raw, offset);
     }
-    let form = if raw.coordinates.is_empty() && raw.contacts.is_empty() {
-        Form::Signal
-    } else {
-        Form::Mechanical
-    };
+    let form =
+        if raw.coordinates.is_empty() && raw.contacts.is_empty() && raw.constraints.is_empty() {
+            Form::Signal
+        } else {
+            Form::Mechanical
+        };
     Validator {
         file: path,
         method,
@@ -234,7 +235,7 @@ impl Validator<'_> {
         let (states, pairs, system, mechanics) = if mechanical {
             let (states, pairs, mech) = self.mechanics(
                 raw.coordinates,
-                raw.contacts,
+                (raw.contacts, raw.constraints),
                 raw.mechanics,
                 &inputs,
                 &mut names,

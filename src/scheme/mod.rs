@@ -43,7 +43,7 @@ pub mod theta;
 
 pub use event::{EventDriven, EventLog, EventStepper, NonlinearEventStepper, StepReport};
 pub use mechanical::{MechNewtonStepper, MechStepper, Mechanical};
-pub use step_error::StepError;
+pub use step_error::{ConstraintRow, StepError};
 pub(crate) use step_size::StepSize;
 pub use step_size::SAME_STEP;
 pub use stepper::Stepper;

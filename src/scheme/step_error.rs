@@ -42,6 +42,34 @@ pub enum StepError {
     /// diagonal entry `row` (the leading block up to it is not positive
     /// definite there; `value` is that pivot).
     MassNotPositiveDefinite { row: usize, value: f64 },
+    /// The step's contact problem was not solved and the Jacobian rows of
+    /// `first` and `second` (an equality constraint and another, or a
+    /// contact taking part) are linearly dependent at the iterate: redundant
+    /// constraints asking for different velocities there, or a constraint
+    /// and a contact that cannot both hold.
+    DependentConstraints {
+        first: ConstraintRow,
+        second: ConstraintRow,
+        lcp: lcp::Info,
+    },
+}
+
+/// A row of the mechanical contact problem, as the file names it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ConstraintRow {
+    /// `constraints[i]`.
+    Constraint(usize),
+    /// `contacts[k]`.
+    Contact(usize),
+}
+
+impl std::fmt::Display for ConstraintRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConstraintRow::Constraint(i) => write!(f, "constraints[{i}]"),
+            ConstraintRow::Contact(k) => write!(f, "contacts[{k}]"),
+        }
+    }
 }
 
 impl std::fmt::Display for StepError {
@@ -85,6 +113,11 @@ impl std::fmt::Display for StepError {
             StepError::MassNotPositiveDefinite { row, value } => write!(
                 f,
                 "the mass matrix M(q) is not positive definite at an iterate of the step (its Cholesky pivot at M[{row}][{row}] is {value:e}): the configuration left the region where the model's M(q) is a mass matrix"
+            ),
+            StepError::DependentConstraints { first, second, lcp } => write!(
+                f,
+                "{first} and {second} are redundant or inconsistent at an iterate of the step: their Jacobian rows d/dq are linearly dependent there and the step's contact problem has no solution (status {:?})",
+                lcp.status
             ),
             StepError::SingularIteration { h } => {
                 write!(

@@ -169,6 +169,9 @@ pub struct MechSystem {
     pub restitution: Vec<f64>,
     /// Per contact, the index of its normal pair.
     pub pair: Vec<usize>,
+    /// Per contact, whether it is an equality constraint (always active, its
+    /// multiplier free in sign; see [`crate::model::Contact::bilateral`]).
+    pub bilateral: Vec<bool>,
     /// Per frictional contact: the contact, `mu`, and (as rows of the next
     /// three) the slip velocity `T v + Tw w + t0`.
     pub friction_contact: Vec<usize>,
@@ -207,6 +210,7 @@ impl MechSystem {
             gap0: vec![0.0; nc],
             restitution: vec![0.0; nc],
             pair: m.contacts.iter().map(|c| c.pair).collect(),
+            bilateral: m.contacts.iter().map(|c| c.bilateral).collect(),
             friction_contact,
             mu: vec![0.0; nf],
             slip: Sparse::from_rows(nf, m.dof, slip),
@@ -222,6 +226,11 @@ impl MechSystem {
 
     pub fn contacts(&self) -> usize {
         self.gap0.len()
+    }
+
+    /// Whether the model has equality constraints.
+    pub fn constrained(&self) -> bool {
+        self.bilateral.iter().any(|&b| b)
     }
 
     /// Whether the iteration matrix `M - hθFv - h²θ²Fq` is diagonal for every h,

@@ -59,6 +59,8 @@
 //! - `mass_matrix`  a configuration-dependent mass matrix: a step where it is not positive
 //!   definite is discarded, the double pendulum's FMU states replay and match Siconos 4.4
 //!   converged, random M(q) models
+//! - `constraints`  equality constraints: the Cartesian pendulum's rate and drift, its
+//!   FMU states, the same in millimetres, dependent rows solved or discarded by name
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
 //! - `siconos_options` gamma and the direct projection: Siconos' bouncing-ball
@@ -136,6 +138,7 @@ mod call_sequences3;
 mod call_sequences3_me;
 mod call_sequences_me;
 mod compare_cli;
+mod constraints;
 mod coupled;
 mod description;
 mod docs;

@@ -20,11 +20,12 @@ use lcsfmu::system::lcs::Lcs;
 use lcsfmu::tool::simulate::Options;
 
 /// The bundled models with nonlinear mechanics.
-const NONLINEAR: [&str; 4] = [
+const NONLINEAR: [&str; 5] = [
     "pendulum_stop",
     "duffing_impact",
     "rocking_block",
     "double_pendulum",
+    "cartesian_pendulum",
 ];
 
 #[test]

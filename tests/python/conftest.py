@@ -97,6 +97,8 @@ MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integr
                "pendulum_stop", "duffing_impact", "rocking_block",
                # a configuration-dependent mass matrix M(q)
                "double_pendulum",
+               # equality constraints ([[constraints]])
+               "cartesian_pendulum",
                # a sampled-data controller ([[discrete]], Co-Simulation only)
                "smc_implicit",
                # where Modelica tools chatter (docs/src/chattering.md, test_chattering.py)

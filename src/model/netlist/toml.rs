@@ -57,6 +57,7 @@ impl Validator<'_> {
             ("blocks", !raw.blocks.is_empty()),
             ("coordinates", !raw.coordinates.is_empty()),
             ("contacts", !raw.contacts.is_empty()),
+            ("constraints", !raw.constraints.is_empty()),
             ("mechanics", raw.mechanics.is_some()),
         ]
         .into_iter()

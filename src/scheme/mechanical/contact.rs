@@ -182,16 +182,36 @@ impl Contacts {
         let b = band_width(sys);
         // Friction blocks are not P-matrices, which the band solver's LU without
         // row exchanges needs: frictional models stay on the dense path (Lemke).
-        if sys.lumped() && sys.mu.is_empty() && nu >= BAND_MIN && 4 * (2 * b + 1) < nu {
+        // Equality constraints' multipliers are free in sign: the dense box
+        // solver takes `lo = -inf` (the band solver's pairs start at zero).
+        if sys.lumped()
+            && sys.mu.is_empty()
+            && !sys.constrained()
+            && nu >= BAND_MIN
+            && 4 * (2 * b + 1) < nu
+        {
             Contacts::Band {
                 problem: BandProblem::new(Band::zeros(nu, b, b)),
                 solver: BandSolver::new(nu, b, b, lcp::Settings::default()),
             }
         } else {
+            let mut problem = Problem::lcp(DMatrix::zeros(nu, nu), DVector::zeros(nu));
+            for (k, _) in sys.bilateral.iter().enumerate().filter(|(_, &b)| b) {
+                problem.lo[sys.pair[k]] = f64::NEG_INFINITY;
+            }
             Contacts::Dense {
-                problem: Problem::lcp(DMatrix::zeros(nu, nu), DVector::zeros(nu)),
+                problem,
                 solver: Solver::new(nu, lcp::Settings::default()),
             }
+        }
+    }
+
+    /// The LCP's bounds: `lo` is `-inf` at an equality constraint's pair,
+    /// else 0; `hi` as the step set it.
+    pub(super) fn bounds(&self) -> (&[f64], &[f64]) {
+        match self {
+            Contacts::Dense { problem, .. } => (problem.lo.as_slice(), problem.hi.as_slice()),
+            Contacts::Band { problem, .. } => (problem.lo.as_slice(), problem.hi.as_slice()),
         }
     }
 

@@ -7,7 +7,10 @@
 //! a contact takes part when `g(q) + γ h G(q) v <= 0` (decided once, at the
 //! step's start, as the linear scheme does), and then
 //! `0 <= G(q⁺) v⁺ + e G(q) v ⟂ p >= 0`; friction is the linear scheme's
-//! Coulomb block with the slip `s = T(q⁺) v⁺ + Tw w + t0`.
+//! Coulomb block with the slip `s = T(q⁺) v⁺ + Tw w + t0`. An equality
+//! constraint is a contact that always takes part, restitution zero, its
+//! pair bounded by `(-inf, +inf)`: `G_e(q⁺) v⁺ = 0` with a free impulse, in
+//! the same box problem (see `constraints.rs` for a failed step's report).
 //!
 //! Each iteration linearizes at the iterate `(q̄, v̄)`:
 //! `Ŵ = M - hθ ∂F/∂v - (hθ)² ∂F/∂q` (both at the iterate, by forward-mode
@@ -52,6 +55,7 @@
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
+mod constraints;
 mod iteration;
 mod projection;
 mod residual;
@@ -129,6 +133,8 @@ pub struct MechNewtonStepper {
     projection: Option<NonlinearProjection>,
     /// The position-level scheme (`semi-explicit`) instead of Moreau–Jean.
     semi_explicit: bool,
+    /// Names two dependent equality constraints when a step fails.
+    rank: constraints::RankCheck,
 }
 
 impl MechNewtonStepper {
@@ -145,6 +151,7 @@ impl MechNewtonStepper {
         let v = |k| vec![0.0; k];
         let semi_explicit = scheme.method == Method::SemiExplicit;
         MechNewtonStepper {
+            rank: constraints::RankCheck::new(sys),
             projection: (scheme.method == Method::MoreauJeanProjected)
                 .then(|| NonlinearProjection::new(&lin)),
             semi_explicit,

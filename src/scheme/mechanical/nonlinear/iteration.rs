@@ -125,7 +125,14 @@ impl MechNewtonStepper {
             }
         };
         if info.status != lcp::Status::Solved {
-            return Err(StepError::Lcp(info));
+            return Err(match self.dependent_rows() {
+                Some((first, second)) => StepError::DependentConstraints {
+                    first,
+                    second,
+                    lcp: info,
+                },
+                None => StepError::Lcp(info),
+            });
         }
         self.y_lcp.copy_from_slice(&self.y_next);
         for k in 0..sys.contacts() {

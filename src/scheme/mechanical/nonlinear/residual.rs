@@ -84,10 +84,11 @@ impl MechNewtonStepper {
             }
             return worst;
         }
-        let (_, hi) = self.contacts.q_and_hi();
+        let (lo, hi) = self.contacts.bounds();
         for j in 0..y.len() {
             let u = self.u_bar[j];
-            let phi = u - (u - y[j]).max(0.0).min(hi[j]);
+            // A constraint's pair (lo = -inf) leaves `phi = y`, its rate.
+            let phi = u - (u - y[j]).max(lo[j]).min(hi[j]);
             worst = worst.max(scaled(phi, u.abs() + ymag[j]));
         }
         worst

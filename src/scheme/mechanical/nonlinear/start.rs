@@ -87,7 +87,13 @@ impl MechNewtonStepper {
             };
             // The projected variant: a closed contact takes part too (see
             // `projection`).
-            let engaged = self.gap[k] + self.gamma * h * u <= 0.0
+            // An equality constraint always takes part, and keeps its value's
+            // rate at zero (no restitution).
+            if sys.bilateral[k] {
+                self.restitution[k] = 0.0;
+            }
+            let engaged = sys.bilateral[k]
+                || self.gap[k] + self.gamma * h * u <= 0.0
                 || self
                     .projection
                     .as_ref()

@@ -104,7 +104,7 @@ pub fn analyse(c: &Circuit) -> Result<Vec<Option<Role>>, NetError> {
             ));
         }
         let class = match &e.kind {
-            Kind::Voltage(_) => Class::Voltage,
+            Kind::Voltage(_) | Kind::Vcvs { .. } | Kind::Ccvs { .. } => Class::Voltage,
             Kind::Capacitor { .. } => Class::Capacitor,
             Kind::Resistor(_) => Class::Resistor,
             Kind::Diode(m) => {
@@ -118,7 +118,7 @@ pub fn analyse(c: &Circuit) -> Result<Vec<Option<Role>>, NetError> {
                 Class::Diode
             }
             Kind::Inductor { .. } => Class::Inductor,
-            Kind::Current(_) => Class::Current,
+            Kind::Current(_) | Kind::Vccs { .. } | Kind::Cccs { .. } => Class::Current,
         };
         edges.push(Edge {
             element: i,
@@ -135,6 +135,23 @@ pub fn analyse(c: &Circuit) -> Result<Vec<Option<Role>>, NetError> {
         }
     }
     for (v, list) in incident.iter().enumerate().skip(1) {
+        if list.is_empty() {
+            // Only a controlled source's control terminal names it.
+            let sensing = c.elements.iter().find(|e| match e.kind {
+                Kind::Vcvs { control, .. } | Kind::Vccs { control, .. } => control.contains(&v),
+                _ => false,
+            });
+            let (line, name) = sensing.map_or((c.node_lines[v], "a control"), |e| {
+                (e.line, e.name.as_str())
+            });
+            return Err(NetError::at(
+                line,
+                format!(
+                    "node '{}' is only sensed (by {name}'s control terminals): no element connects it, so its voltage is undetermined",
+                    c.nodes[v]
+                ),
+            ));
+        }
         if let [only] = list[..] {
             let e = &c.elements[only];
             return Err(NetError::at(

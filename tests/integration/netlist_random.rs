@@ -1,11 +1,16 @@
 //! Random netlists as a user writes them: ladders of sections, each a series
 //! branch (a resistor, an inductor, a diode either way round, a resistor or
-//! an inductor in series with a diode) and a shunt to the ground (a
+//! an inductor in series with a diode, a controlled source `E`, `F`, `G` or
+//! `H` driving the next section from this one's voltage or sensed current, a
+//! transformer `K` of random `|k| < 0.99`, a resistor and a diode in nested
+//! `.subckt`s with a parameter passed down) and a shunt to the ground (a
 //! capacitor, a resistor, both, a clamping diode with a resistor, an
 //! inductor with its resistor), fed by a voltage source through a resistor
 //! or a current source across one, in `DC`, `SIN`, `PULSE` or `PWL`. Every
 //! node has a resistor, a capacitor or a diode to the ground or a resistor
-//! in series, so every circuit is well-posed and passive: its steps' LCPs
+//! in series, and the controlled sources only feed forward (no section
+//! loads the one before it through them), so every circuit is well-posed
+//! and a cascade of passive sections: its steps' LCPs
 //! are monotone and feasible, and a step that fails is the front end's or
 //! the scheme's fault. A refusal when the netlist is read must be a true
 //! one: the only one a ladder can earn is a circuit of resistors and
@@ -114,7 +119,7 @@ pub fn random_netlist(rng: &mut Rng, index: usize) -> (String, String) {
     for k in 0..sections {
         let (a, b) = (format!("n{k}"), format!("n{}", k + 1));
         // The series branch from a to b.
-        match rng.below(6) {
+        match rng.below(12) {
             0 => {
                 writeln!(text, "{} {a} {b} {}", name('R'), r(rng)).unwrap();
                 what.push("R");
@@ -136,10 +141,63 @@ pub fn random_netlist(rng: &mut Rng, index: usize) -> (String, String) {
                 writeln!(text, "{} m{k} {b} DI", name('D')).unwrap();
                 what.push("RD");
             }
-            _ => {
+            5 => {
                 writeln!(text, "{} {a} m{k} DI", name('D')).unwrap();
                 writeln!(text, "{} m{k} {b} {}{}", name('L'), l(rng), ic(rng)).unwrap();
                 what.push("DL");
+            }
+            // Controlled sources feed forward: a loads nothing of b, so the
+            // circuit stays a cascade of passive sections. a keeps a
+            // resistor to the ground (it may have no other connection).
+            6 => {
+                writeln!(text, "{} {a} 0 {}", name('R'), r(rng)).unwrap();
+                let gain = num(uniform(rng, -2.0, 2.0));
+                writeln!(text, "{} e{k} 0 {a} 0 {gain}", name('E')).unwrap();
+                writeln!(text, "{} e{k} {b} {}", name('R'), r(rng)).unwrap();
+                what.push("E");
+            }
+            7 => {
+                writeln!(text, "{} {a} 0 {}", name('R'), r(rng)).unwrap();
+                let gm = num(uniform(rng, -1.0, 1.0) / log_uniform(rng, 1.0, 1e3));
+                writeln!(text, "{} 0 {b} {a} 0 {gm}", name('G')).unwrap();
+                what.push("G");
+            }
+            8 | 9 => {
+                // A 0 V source senses a's current into a resistor.
+                let sense = name('V');
+                writeln!(text, "{sense} {a} f{k} 0").unwrap();
+                writeln!(text, "{} f{k} 0 {}", name('R'), r(rng)).unwrap();
+                if rng.chance(50) {
+                    let gain = num(uniform(rng, -2.0, 2.0));
+                    writeln!(text, "{} 0 {b} {sense} {gain}", name('F')).unwrap();
+                    what.push("F");
+                } else {
+                    let rm = num(uniform(rng, -2.0, 2.0) * log_uniform(rng, 1.0, 1e3));
+                    writeln!(text, "{} h{k} 0 {sense} {rm}", name('H')).unwrap();
+                    writeln!(text, "{} h{k} {b} {}", name('R'), r(rng)).unwrap();
+                    what.push("H");
+                }
+            }
+            10 => {
+                // A transformer: primary across a, secondary into b.
+                let (p, q) = (name('L'), name('L'));
+                writeln!(text, "{p} {a} 0 {}{}", l(rng), ic(rng)).unwrap();
+                writeln!(text, "{q} t{k} 0 {}{}", l(rng), ic(rng)).unwrap();
+                writeln!(text, "{} t{k} {b} {}", name('R'), r(rng)).unwrap();
+                let k_value = num(uniform(rng, -0.99, 0.99));
+                writeln!(text, "{} {p} {q} {k_value}", name('K')).unwrap();
+                what.push("K");
+            }
+            _ => {
+                // A resistor and a diode in two nested subcircuits, the
+                // resistance passed down as a parameter.
+                writeln!(
+                    text,
+                    ".subckt sd{k} in out params: r=1\nXA in mid rr{k} params: r={{r}}\nD1 mid out DI\n.ends\n.subckt rr{k} in out params: r=1\nR1 in out {{r}}\n.ends"
+                )
+                .unwrap();
+                writeln!(text, "{} {a} {b} sd{k} params: r={}", name('X'), r(rng)).unwrap();
+                what.push("X(RD)");
             }
         }
         // The shunt at b.
@@ -246,7 +304,10 @@ fn random_ladders_step_without_a_discard() {
             Err(e) => {
                 // The one refusal a ladder can earn: a resistive one has
                 // nothing to step.
-                let dynamic = text.lines().skip(1).any(|l| l.starts_with(['C', 'L', 'D']));
+                let dynamic = text
+                    .lines()
+                    .skip(1)
+                    .any(|l| l.starts_with(['C', 'L', 'D', 'X']));
                 let true_reason = !dynamic && e.message.contains("no capacitor, inductor or diode");
                 assert!(
                     true_reason,

@@ -4,7 +4,9 @@
 //!
 //! Unknowns `z`: the voltage of every node but the ground, then the current
 //! of every voltage-like branch (voltage sources, capacitors, diodes that
-//! give their voltage). Equations: Kirchhoff's current law at each node, and
+//! give their voltage, `E` and `H`, whose equations read their control's
+//! voltages or the controlling source's current from `z`; `F` and `G` add
+//! such terms to Kirchhoff's current law). Equations: Kirchhoff's current law at each node, and
 //! each voltage-like branch's `v(n+) - v(n-) - Rs i = value`. Knowns, the
 //! columns of `K`: the states `x` (capacitor voltages, inductor currents),
 //! the diode variables `u`, the sources `s` and a constant. `G z = K [x; u;

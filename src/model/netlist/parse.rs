@@ -1,5 +1,14 @@
-//! Statements into a [`Circuit`]: elements (`R C L V I D`) and directives
-//! (`.param .tran .ic .model .options`, and the ones accepted with no effect).
+//! Statements into a [`Circuit`]: elements (`R C L V I D`, the linear
+//! controlled sources `E F G H`, coupled inductors `K`, subcircuit instances
+//! `X`) and directives (`.param .tran .ic .model .options .save .probe`,
+//! `.subckt` ... `.ends`, and the ones accepted with no effect).
+//!
+//! A `.subckt` block is cut out of the lines first; each `X` instance reads
+//! its lines again where the instance is, with its ports on the instance's
+//! nodes, its own nodes and elements named `X1.n` and `X1.R1` (node 0 is
+//! global), and its `params:` evaluated (defaults over the netlist's
+//! `.param`s, the instance's values where it is written). A refusal inside
+//! names the body's line and the instance.
 //!
 //! `.param` lines are read first, in order (a parameter may use those defined
 //! before it), so an element may use a parameter defined below it, as in

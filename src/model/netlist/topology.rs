@@ -26,6 +26,10 @@
 //!   reaches the states only through the multipliers: switched branches are
 //!   fully implicit in the theta step (`h B u`), whatever theta.
 //!
+//! Controlled sources take the class of the source they are: `E` and `H`
+//! voltage sources, `F` and `G` current sources (their control only senses,
+//! so a node that only a control names is refused).
+//!
 //! Before that: an element whose two ends are one node, a node with one
 //! connection and a part of the circuit not connected to the ground are
 //! refused, with the elements named.

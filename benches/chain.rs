@@ -13,7 +13,9 @@
 //!   the last has landed and the pile has rested 200 steps.
 //! - *friction column*: the struck column whose beads can also slide sideways
 //!   (`y_i`, starting with a shear of 1 mm/s between neighbours), with Coulomb
-//!   friction `mu = 0.3` at every contact: a dense LCP of 4N unknowns.
+//!   friction `mu = 0.3` at every contact: a dense LCP of 4N unknowns
+//!   (`tests/data/friction_column.toml` is N = 10 with its experiment, which
+//!   `tests/integration/friction_column.rs` runs through `simulate`).
 //! - *coupled column*: the struck column with springs between neighbouring
 //!   beads (`k = 100 N/m`, `tests/data/coupled_chain.toml`), which couples `Ŵ`
 //!   and makes the LCP dense.

@@ -24,7 +24,8 @@ SRC = ROOT / "docs" / "src"
 CONTENTS = [
     ("", [("introduction", "What lcsfmu does"), ("getting-started", "Getting started")]),
     ("Tutorials", [("model-file", "The model file (matrices)"), ("blocks", "Blocks"),
-                   ("mechanical", "Mechanical models"), ("circuits", "Circuits (SPICE netlists)")]),
+                   ("mechanical", "Mechanical models"), ("circuits", "Circuits (SPICE netlists)"),
+                   ("sampled", "Sampled-data controllers")]),
     ("Schemes", [("scheme-theta", "Theta time-stepping"),
                  ("nonlinear", "Nonlinear models and time"),
                  ("scheme-event-driven", "Event-driven integration")]),

@@ -24,6 +24,7 @@ pub mod model_exchange;
 mod report;
 #[cfg(feature = "guid")]
 pub mod resources;
+mod sampling;
 mod saved;
 pub mod snapshot;
 pub mod state;
@@ -129,6 +130,8 @@ pub struct Instance {
     mode_before: Vec<Bound>,
     /// Model Exchange (see [`model_exchange`]); `None`: Co-Simulation.
     exchange: Option<Box<ModelExchange>>,
+    /// The next sample of each `[[discrete]]` partition (see [`sampling`]).
+    sampling: sampling::Sampling,
 }
 
 impl Instance {
@@ -163,6 +166,7 @@ impl Instance {
             event_pending: false,
             mode_before: vec![Bound::Free; nu],
             exchange: None,
+            sampling: sampling::Sampling::new(&model.sampled),
             model,
         };
         inst.load_start_values();
@@ -217,6 +221,11 @@ impl Instance {
     fn load_start_values(&mut self) {
         self.params = self.model.default_parameters();
         self.inputs = self.model.inputs.iter().map(|v| v.start).collect();
+        // The partitions' columns: held outputs are computed at initialization.
+        for p in &self.model.sampled {
+            self.inputs.extend(p.outputs.iter().map(|_| 0.0));
+            self.inputs.extend(p.states.iter().map(|d| d.start));
+        }
         self.states = self.model.states.iter().map(|v| v.start).collect();
         self.pairs.fill(0.0);
     }
@@ -308,7 +317,7 @@ impl Instance {
         if self.exchange.is_some() {
             return self.exit_initialization_model_exchange();
         }
-        let warning = match self.make_consistent() {
+        let mut warning = match self.make_consistent() {
             Ok(()) => None,
             Err(e) if e.severity == Severity::Warning => Some(e.message),
             Err(e) => {
@@ -316,6 +325,19 @@ impl Instance {
                 return Err(e);
             }
         };
+        // Held outputs enter the continuous part like inputs: once they are
+        // set at the start, its multipliers are solved again for them.
+        if self.start_sampling() {
+            self.consistent = false;
+            warning = match self.make_consistent() {
+                Ok(()) => None,
+                Err(e) if e.severity == Severity::Warning => Some(e.message),
+                Err(e) => {
+                    self.phase = Phase::Error;
+                    return Err(e);
+                }
+            };
+        }
         self.stepper.invalidate();
         // FMI 3.0 (2.3.4): an importer that uses Event Mode starts in it.
         self.phase = if self.events.event_mode_used {

@@ -52,6 +52,12 @@ pub fn refusal(model: &Model) -> Option<String> {
             model.name
         ));
     }
+    if let Some(p) = model.sampled.first() {
+        return Some(format!(
+            "{} has [[discrete]] partition {}: Model Exchange does not yet turn sample instants into time events; build it with --interface cs, whose steps stop at every sample",
+            model.name, p.name
+        ));
+    }
     None
 }
 

@@ -92,6 +92,7 @@ impl Instance {
         self.stepper.restore_trend(s.trend.as_ref());
         self.restore_exchange(s);
         self.feedthrough.invalidate();
+        self.resume_sampling();
         // An event a restored step stopped at is met again by the next step.
         self.event_pending = false;
         Ok(())

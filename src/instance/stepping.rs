@@ -1,6 +1,9 @@
 //! Co-Simulation stepping on the [`Instance`]: `do_step` over the model's
 //! scheme, and what a step that cannot be taken reports.
 //!
+//! A model with `[[discrete]]` partitions has its steps cut at the sample
+//! instants ([`super::sampling`]), each piece run as below.
+//!
 //! A communication step runs the scheme in sub-steps of at most the model's
 //! `max_step` and ends early at an FMI 3.0 event when the importer uses Event
 //! Mode ([`super::events`]); a tiny last step keeps the multipliers of its mode
@@ -38,9 +41,18 @@ impl Instance {
         let single = self.model.scheme.max_step.is_none()
             & !self.events.event_mode_used
             & !self.reports_steps();
-        if single {
+        if single & !self.sampling.active() {
             return self.single_step(t, h);
         }
+        if self.sampling.active() {
+            return self.sampled_step(t, h);
+        }
+        self.advance(t, h)
+    }
+
+    /// Runs the scheme from `t` over `h` (validated) in sub-steps of at most
+    /// `max_step`, watched for FMI 3.0 events and reported as the options ask.
+    pub(super) fn advance(&mut self, t: f64, h: f64) -> FmiResult<()> {
         let n = match self.model.scheme.max_step {
             Some(max) => {
                 let n = (h / max * (1.0 - 4.0 * f64::EPSILON)).ceil().max(1.0);

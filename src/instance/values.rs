@@ -60,7 +60,7 @@ impl Instance {
             *v = match self.kind(vr)? {
                 Kind::Time => self.time,
                 Kind::Parameter(i) => self.params[i],
-                Kind::Input(i) => self.inputs[i],
+                Kind::Input(i) | Kind::Held(i) | Kind::Discrete(i) => self.inputs[i],
                 Kind::State(i) => self.states[i],
                 Kind::Pair(i) => self.pairs[i],
                 Kind::Output(k) => self.output(k),
@@ -106,11 +106,12 @@ impl Instance {
             let kind = self.kind(vr)?;
             let name = || self.name(vr);
             let settable = match kind {
-                Kind::Parameter(_) | Kind::State(_) => before_init,
+                Kind::Parameter(_) | Kind::State(_) | Kind::Discrete(_) => before_init,
                 Kind::Input(_) => true,
                 Kind::Time
                 | Kind::Pair(_)
                 | Kind::Output(_)
+                | Kind::Held(_)
                 | Kind::Derivative(_)
                 | Kind::Indicator(_) => {
                     return Err(FmiError::error(format!(
@@ -142,9 +143,11 @@ impl Instance {
                     self.inputs[i] = v;
                 }
                 Kind::State(i) => self.states[i] = v,
+                Kind::Discrete(j) => self.inputs[j] = v,
                 Kind::Time
                 | Kind::Pair(_)
                 | Kind::Output(_)
+                | Kind::Held(_)
                 | Kind::Derivative(_)
                 | Kind::Indicator(_) => {
                     unreachable!("refused above")

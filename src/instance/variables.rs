@@ -1,7 +1,8 @@
 //! The value-reference table: every FMU variable, derived from the model.
 //!
 //! Value references are positions in one fixed order (time, parameters, inputs,
-//! states, complementarity variables, outputs), so the reference of a variable is
+//! states, complementarity variables, outputs, then the held outputs and
+//! discrete states of `[[discrete]]` partitions), so the reference of a variable is
 //! also its 0-based index in `ModelVariables`. A Model Exchange FMU appends the
 //! state derivatives `der(x)` after them ([`kinds_with_derivatives`]), and an
 //! FMI 3.0 Model Exchange FMU its named event indicators after those
@@ -20,6 +21,11 @@ pub enum Kind {
     State(usize),
     Pair(usize),
     Output(usize),
+    /// A `[[discrete]]` held output, by its column of `w` (see
+    /// `crate::model::sampled`).
+    Held(usize),
+    /// A `[[discrete]]` state, by its column of `w`.
+    Discrete(usize),
     /// Model Exchange: the derivative of state `i` in the current mode.
     Derivative(usize),
     /// FMI 3.0 Model Exchange: event indicator `k` (two per pair, see
@@ -47,6 +53,9 @@ impl Variable<'_> {
             Kind::Input(_) => ("input", "continuous", None),
             Kind::State(_) => ("output", "continuous", Some("exact")),
             Kind::Pair(_) | Kind::Output(_) => ("output", "continuous", Some("calculated")),
+            // Piecewise constant, changing only at sample instants.
+            Kind::Held(_) => ("output", "discrete", Some("calculated")),
+            Kind::Discrete(_) => ("output", "discrete", Some("exact")),
             Kind::Derivative(_) | Kind::Indicator(_) => ("local", "continuous", Some("calculated")),
         }
     }
@@ -94,6 +103,24 @@ pub fn variables(model: &Model) -> Vec<Variable<'_>> {
         unit: &o.unit,
         start: None,
     }));
+    // After everything else, so a model without partitions keeps its references.
+    for p in &model.sampled {
+        out.extend(p.outputs.iter().enumerate().map(|(i, o)| Variable {
+            name: &o.name,
+            kind: Kind::Held(p.base + i),
+            description: &o.description,
+            unit: &o.unit,
+            start: None,
+        }));
+        let first = p.base + p.outputs.len();
+        out.extend(p.states.iter().enumerate().map(|(i, d)| Variable {
+            name: &d.name,
+            kind: Kind::Discrete(first + i),
+            description: &d.description,
+            unit: &d.unit,
+            start: Some(d.start),
+        }));
+    }
     out
 }
 

@@ -114,6 +114,20 @@ impl Lemke {
         (Outcome::Solution, pivots)
     }
 
+    /// Marks in `out` (length `n`, the size of the last run) which LCP
+    /// variables `z_j` the final basis holds: after [`Outcome::Solution`],
+    /// the complementary basis whose principal block of the LCP matrix is
+    /// nonsingular (it is a basis), with `z_j` in it wherever `z` is positive
+    /// and also where it is a degenerate zero.
+    pub(super) fn basic_z(&self, n: usize, out: &mut [bool]) {
+        out[..n].fill(false);
+        for &v in &self.basis[..n] {
+            if (n..2 * n).contains(&v) {
+                out[v - n] = true;
+            }
+        }
+    }
+
     /// Lexicographic minimum-ratio test for entering column `e`. On the first
     /// step (`z0` entering with column `-1`) every row is a candidate and the
     /// ratios are taken against `-T[r, e]`. `Ok(None)` means no blocking row

@@ -52,6 +52,8 @@ pub struct Solver {
     acyclic: Acyclic,
     reform: Reformulation,
     lemke: Lemke,
+    /// Which LCP variables Lemke's final basis holds (length up to `2 n`).
+    basic: Vec<bool>,
     cu: Vec<f64>,
     cw: Vec<f64>,
     /// Where the fallback after a failed warm start writes its answer.
@@ -79,6 +81,7 @@ impl Solver {
             acyclic: Acyclic::new(n),
             reform: Reformulation::new(n),
             lemke: Lemke::new(2 * n),
+            basic: vec![false; 2 * n],
             cu: vec![0.0; n],
             cw: vec![0.0; n],
             out_u: vec![0.0; n],

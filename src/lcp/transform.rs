@@ -9,7 +9,7 @@
 //! reformulated size `N` lies between `n` and `2 n` and every buffer can be
 //! sized once for `2 n`.
 
-use super::Problem;
+use super::{Bound, Problem};
 
 /// How one component of the box MCP is represented in the LCP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,6 +133,29 @@ impl Reformulation {
             t[r * cols + 2 * big_n] = -1.0;
         }
         t.iter().all(|x| x.is_finite())
+    }
+
+    /// The active set of the box MCP that a complementary basis of the LCP
+    /// stands for (`basic[j]`: whether `z_j` is in it, length `N`): a bounded
+    /// component is free where its primary variable is basic, pinned where it
+    /// is not, and at `hi` where a box's closing multiplier is basic too (its
+    /// slack `(hi - lo) - v_a` is then the nonbasic one, zero); a fixed
+    /// component (`lo == hi`) is `Lower`. Solving the free block of this set
+    /// gives the basis' point without the round-off the tableau gathered on
+    /// the way, and the block is nonsingular where the basis is: unlike an
+    /// active set read off the values, it keeps a basic variable that is
+    /// zero (a friction direction of a contact with no normal force) free.
+    pub(super) fn active_from_basis(&self, p: &Problem, basic: &[bool], out: &mut [Bound]) {
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = match self.kind[i] {
+                Kind::Free => Bound::Free,
+                Kind::Boxed if p.lo[i] == p.hi[i] => Bound::Lower,
+                Kind::Boxed if basic[i] && basic[self.aux[i]] => Bound::Upper,
+                Kind::Lower | Kind::Boxed if !basic[i] => Bound::Lower,
+                Kind::Upper if !basic[i] => Bound::Upper,
+                _ => Bound::Free,
+            };
+        }
     }
 
     /// Maps LCP variables `z` (length `N`) back to `u`.

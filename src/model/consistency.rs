@@ -65,8 +65,17 @@ impl Model {
                     .slip
                     .iter()
                     .all(|(k, _)| m.contacts.get(*k).is_some_and(|c| c.friction.is_some()));
+                // Each entry of M(q) has its placeholder in the mass pattern
+                // (the run time writes there), and only Moreau–Jean steps M(q).
+                let mass_placed = nl
+                    .mass
+                    .iter()
+                    .all(|(i, j, _)| m.mass.entries.iter().any(|(a, b, _)| (a, b) == (i, j)));
+                let mass_scheme = nl.mass.is_empty() || self.scheme.method == Method::MoreauJean;
                 if !nl.is_consistent(np, n, nw, nc)
                     || !slips_frictional
+                    || !mass_placed
+                    || !mass_scheme
                     || self.scheme.method == Method::MoreauJeanDirectProjection
                 {
                     return Err("embedded model: nonlinear mechanics are inconsistent".into());
@@ -107,6 +116,23 @@ impl Model {
             {
                 return Err("embedded model: nonlinear programs are inconsistent".into());
             }
+        }
+        // Partitions tile the columns of w after the declared inputs, in order.
+        let mut base = self.inputs.len();
+        for p in &self.sampled {
+            let programs = p.outputs.iter().map(|o| &o.value);
+            let programs_ok = programs
+                .chain(p.states.iter().map(|d| &d.update))
+                .all(|e| e.is_well_formed_program(np, nx + nu + nw));
+            if p.base != base
+                || !programs_ok
+                || !ok_expr(&p.period)
+                || !ok_expr(&p.offset)
+                || self.scheme.method != Method::Theta
+            {
+                return Err("embedded model: discrete partitions are inconsistent".into());
+            }
+            base += p.width();
         }
         Ok(())
     }

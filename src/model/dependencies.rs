@@ -27,8 +27,11 @@ impl Model {
         }
         let s = &self.system;
         let algebraic = |i: usize| self.pairs[i].algebraic;
+        // Only the declared inputs: the partitions' columns of w change at
+        // sample instants, never when the importer sets a value.
+        let declared = self.inputs.len();
         for &(i, j, _) in &s.fw.entries {
-            if algebraic(i) {
+            if algebraic(i) && j < declared {
                 deps[i].push(j);
             }
         }
@@ -39,7 +42,7 @@ impl Model {
             }
         }
         // A nonlinear remainder reads what its program reads.
-        let (nx, nw) = (self.nx(), self.nw());
+        let (nx, nw) = (self.nx(), self.inputs.len());
         for (i, program) in self.nonlinear.iter().flat_map(|n| &n.y) {
             if !algebraic(*i) {
                 continue;
@@ -100,6 +103,8 @@ impl Model {
                         }
                     }
                 }
+                // Held outputs read by an output are no inputs of the importer's.
+                d.retain(|&j| j < self.inputs.len());
                 d.sort_unstable();
                 d.dedup();
                 d

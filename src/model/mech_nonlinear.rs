@@ -9,7 +9,10 @@
 //! model lowers exactly as before), the rest into one compiled program per
 //! row, kept in [`MechNonlinear`]. The programs' operands are the variables
 //! `q` (`0..n`), `v` (`n..2n`), inputs (`2n..`) and `time`; the step
-//! differentiates them by forward-mode automatic differentiation. The
+//! differentiates them by forward-mode automatic differentiation. Mass
+//! entries that read coordinates are programs of `q` too (`M(q)`, see
+//! `mechanical/mass.rs`), from whose derivatives the step forms the
+//! gyroscopic and centrifugal forces. The
 //! lowering itself is in `mech_rows` (tool builds only).
 
 use super::expr::Expr;
@@ -23,11 +26,15 @@ pub struct MechNonlinear {
     pub force: Vec<(usize, Expr)>,
     pub gap: Vec<(usize, Expr)>,
     pub slip: Vec<(usize, Expr)>,
+    /// Entries `(i, j, program of q)` of a configuration-dependent mass
+    /// matrix `M(q)` (the matrix holds a zero placeholder at each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mass: Vec<(usize, usize, Expr)>,
 }
 
 impl MechNonlinear {
     pub fn is_empty(&self) -> bool {
-        self.force.is_empty() && self.gap.is_empty() && self.slip.is_empty()
+        self.force.is_empty() && self.gap.is_empty() && self.slip.is_empty() && self.mass.is_empty()
     }
 
     /// Whether every program is well formed over `np` parameters and the
@@ -38,6 +45,11 @@ impl MechNonlinear {
             list.iter()
                 .all(|(i, e)| *i < rows && e.is_well_formed_program(np, nv))
         };
-        ok(&self.force, dof) && ok(&self.gap, contacts) && ok(&self.slip, contacts)
+        // A mass entry reads coordinates only (and parameters).
+        let mass_ok = self
+            .mass
+            .iter()
+            .all(|(i, j, e)| *i < dof && *j < dof && e.is_well_formed_program(np, dof));
+        ok(&self.force, dof) && ok(&self.gap, contacts) && ok(&self.slip, contacts) && mass_ok
     }
 }

@@ -100,6 +100,18 @@ impl Validator<'_> {
         let Some(nl) = &m.nonlinear else {
             return Ok(());
         };
+        // M(q): only plain Moreau–Jean has its gyroscopic forces and the
+        // mass at the iterate so far; the projections measure in a constant
+        // mass norm and semi-explicit inverts a constant M.
+        if !nl.mass.is_empty() && method != super::Method::MoreauJean {
+            return self.fail(
+                "scheme.method",
+                format!(
+                    "the mass matrix of this model depends on the coordinates: '{}' does not step such models yet (its projection or explicit forces assume a constant M); use \"moreau-jean\"",
+                    method.file_name()
+                ),
+            );
+        }
         if method != super::Method::MoreauJeanDirectProjection {
             return Ok(());
         }

@@ -15,6 +15,7 @@
 //! pairs or `[system]` of the first-order form.
 
 mod friction;
+mod mass;
 
 use super::affine::Symbol;
 use super::expr::Expr;
@@ -22,7 +23,7 @@ use super::mech_nonlinear::MechNonlinear;
 use super::raw::{RawContact, RawCoordinate, RawMechanics, RawModel};
 use super::validate::{MatrixContext, Names, Res, Validator};
 use super::{Contact, ExprMatrix, Mechanics, Pair, Variable};
-use crate::system::mechanics::{check_mass, DENSE_LIMIT};
+use crate::system::mechanics::DENSE_LIMIT;
 use std::collections::HashMap;
 
 /// Names of the pairs a frictional contact adds after its normal pair.
@@ -86,7 +87,8 @@ impl Validator<'_> {
             });
         }
 
-        let mass = self.mass(&coords, raw_m, &positions, ctx)?;
+        let mut nonlinear = MechNonlinear::default();
+        let mass = self.mass(&coords, raw_m, &positions, ctx, &mut nonlinear)?;
         let mut symbols: HashMap<&str, Symbol> = HashMap::new();
         for (i, (p, v)) in positions.iter().zip(&velocities).enumerate() {
             symbols.insert(&p.name, Symbol::Var(i));
@@ -111,7 +113,6 @@ impl Validator<'_> {
             contacts: Vec::with_capacity(contacts.len()),
             nonlinear: None,
         };
-        let mut nonlinear = MechNonlinear::default();
         let any_or_time =
             |name: &str| any(name).or_else(|| (name == "time").then_some(Symbol::Time));
         for (i, c) in coords.iter().enumerate() {
@@ -262,62 +263,5 @@ impl Validator<'_> {
             ),
             None => Ok(()),
         }
-    }
-
-    /// The mass matrix: per coordinate (diagonal) or `mechanics.M`, never both;
-    /// symmetric positive definite at the default parameters.
-    fn mass(
-        &self,
-        coords: &[RawCoordinate],
-        raw_m: Option<RawMechanics>,
-        positions: &[Variable],
-        ctx: &MatrixContext,
-    ) -> Res<ExprMatrix> {
-        let n = coords.len();
-        let (mass, field) = match raw_m.and_then(|m| m.m) {
-            Some(rows) => {
-                if let Some(i) = coords.iter().position(|c| c.mass.is_some()) {
-                    return self.fail(
-                        format!("coordinates[{i}].mass"),
-                        "masses are given either per coordinate or as the matrix mechanics.M, not both",
-                    );
-                }
-                if n > DENSE_LIMIT {
-                    return self.fail(
-                        "mechanics.M",
-                        format!("a full mass matrix is supported up to {DENSE_LIMIT} coordinates; give masses per coordinate"),
-                    );
-                }
-                let names: Vec<&str> = positions.iter().map(|p| p.name.as_str()).collect();
-                let rows_named: Vec<String> = names.iter().map(|p| format!("row {p}")).collect();
-                (
-                    self.matrix("mechanics.M", Some(rows), &rows_named, &names, ctx)?,
-                    "mechanics.M".to_string(),
-                )
-            }
-            None => {
-                let mut m = ExprMatrix::zeros(n, n);
-                for (i, c) in coords.iter().enumerate() {
-                    let field = format!("coordinates[{i}].mass");
-                    let Some(v) = &c.mass else {
-                        return self.fail(
-                            field,
-                            "missing: give the coordinate's mass, or the whole matrix mechanics.M",
-                        );
-                    };
-                    m.entries.push((i, i, self.entry(&field, v, ctx)?));
-                }
-                (m, "coordinates".to_string())
-            }
-        };
-        let values: Vec<(usize, usize, f64)> = mass
-            .entries
-            .iter()
-            .map(|(i, j, e)| (*i, *j, e.eval(ctx.defaults)))
-            .collect();
-        if let Err(message) = check_mass(n, &values) {
-            return self.fail(field, format!("{message} (at the default parameters)"));
-        }
-        Ok(mass)
     }
 }

@@ -39,6 +39,7 @@ pub mod program;
 pub mod raw;
 #[cfg(feature = "tool")]
 mod rows;
+pub mod sampled;
 #[cfg(feature = "tool")]
 mod settings;
 #[cfg(feature = "tool")]
@@ -244,6 +245,10 @@ pub struct Model {
     /// `None` for a linear model, which then is exactly what it always was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonlinear: Option<program::Nonlinear>,
+    /// Sampled-data partitions (`[[discrete]]`); their held outputs and
+    /// states are the columns of `w` after the declared inputs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sampled: Vec<sampled::Partition>,
     /// Known values for `lcsfmu compare` (not compiled into FMUs).
     #[serde(skip)]
     pub reference: Option<Reference>,
@@ -264,8 +269,9 @@ impl Model {
     pub fn nu(&self) -> usize {
         self.pairs.len()
     }
+    /// The width of `w`: the declared inputs, then the partitions' columns.
     pub fn nw(&self) -> usize {
-        self.inputs.len()
+        self.inputs.len() + self.sampled.iter().map(|p| p.width()).sum::<usize>()
     }
     pub fn np(&self) -> usize {
         self.parameters.len()

@@ -103,6 +103,18 @@ impl Expr {
         form: Form,
     ) -> Result<Expr, ExprError> {
         smooth::check(node, lookup, form)?;
+        Self::compile_evaluated(node, lookup)
+    }
+
+    /// Compiles a tree that is only ever evaluated, never differentiated nor
+    /// stepped through (a `[[discrete]]` update or held output, evaluated at
+    /// sample instants): nonsmooth functions of variables (`min`, `max`,
+    /// `abs`, `step`) are allowed, as a sampled controller's law is a plain
+    /// function of what it reads.
+    pub fn compile_evaluated(
+        node: &Node,
+        lookup: &dyn Fn(&str) -> Option<Operand>,
+    ) -> Result<Expr, ExprError> {
         let mut ops = Vec::new();
         let operand = |name: &str| {
             lookup(name).map(|o| match o {

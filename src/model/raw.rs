@@ -71,6 +71,9 @@ pub struct RawModel {
     pub mechanics: Option<RawMechanics>,
     #[serde(default)]
     pub blocks: Vec<RawBlock>,
+    /// Sampled-data partitions (see `super::sampled`).
+    #[serde(default)]
+    pub discrete: Vec<RawDiscrete>,
     /// A SPICE netlist as the model's dynamics (see `super::netlist`).
     #[serde(default)]
     pub circuit: Option<RawCircuit>,
@@ -78,6 +81,32 @@ pub struct RawModel {
     /// against which `lcsfmu compare` measures errors.
     #[serde(default)]
     pub reference: Option<std::collections::BTreeMap<String, Vec<f64>>>,
+}
+
+/// `[[discrete]]`: a partition sampled at `offset + k * period`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDiscrete {
+    pub name: String,
+    pub period: Value,
+    pub offset: Option<Value>,
+    #[serde(default)]
+    pub states: Vec<RawDiscreteState>,
+    #[serde(default)]
+    pub outputs: Vec<RawOutput>,
+}
+
+/// `[[discrete.states]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDiscreteState {
+    pub name: String,
+    pub start: Option<Value>,
+    pub update: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub unit: String,
 }
 
 /// `[circuit]`: a netlist, its lines numbered as the file's.

@@ -328,12 +328,7 @@ impl Validator<'_> {
                 Ok(Affine::constant(Node::Num(*x)))
             }
             Value::Text(t) => {
-                let err = |mut e: expr::ExprError| {
-                    if e.message.starts_with("unknown name") {
-                        e.message.push_str(hint);
-                    }
-                    self.expr_error(field, t, e)
-                };
+                let err = |e| self.expr_error_hinted(field, t, e, hint);
                 let node = expr::parse(t).map_err(err)?;
                 affine::split(&node, lookup).map_err(err)
             }

@@ -13,6 +13,7 @@
 
 mod fields;
 mod matrices;
+mod sampled;
 
 pub(super) use fields::Names;
 
@@ -208,7 +209,13 @@ impl Validator<'_> {
                 unit: p.unit,
             });
         }
-        let inputs = self.variables(raw.inputs, "inputs", &mut names)?;
+        let mut inputs = self.variables(raw.inputs, "inputs", &mut names)?;
+        // Held outputs and discrete states are read as columns of w after
+        // the declared inputs (see crate::model::sampled).
+        let declared_inputs = inputs.len();
+        let discrete = std::mem::take(&mut raw.discrete);
+        let first_order_signals = signal_form && !mechanical && raw.circuit.is_none();
+        self.sampled_columns(&discrete, &mut inputs, first_order_signals, &mut names)?;
         let defaults: Vec<f64> = parameters.iter().map(|p| p.value).collect();
         let param_map: HashMap<&str, usize> = parameters
             .iter()
@@ -304,10 +311,12 @@ impl Validator<'_> {
             }
             outputs.push(out);
         }
+        let sampled = self.sampled(discrete, declared_inputs, &lookup, &ctx, &mut conditions)?;
+        inputs.truncate(declared_inputs);
 
         // Output rows are stored densely over all variables; a template can ask
         // for a great many of them.
-        let width = nx + nu + inputs.len();
+        let width = nx + nu + inputs.len() + sampled.iter().map(|p| p.width()).sum::<usize>();
         if outputs.len().saturating_mul(width) > MAX_OUTPUT_ENTRIES {
             return self.fail(
                 "outputs",
@@ -329,6 +338,9 @@ impl Validator<'_> {
         }
         if let Some(m) = &mechanics {
             self.nonlinear_mechanics_scheme(m, scheme.method)?;
+        }
+        if !sampled.is_empty() {
+            self.sampled_scheme(scheme.method)?;
         }
         let reference = self.reference(raw.reference.take(), &experiment, &names)?;
         if nonlinear.dynamics() && !scheme.theta_gamma.is_default() {
@@ -359,6 +371,7 @@ impl Validator<'_> {
             conditions,
             reference,
             nonlinear,
+            sampled,
         };
         self.nonlinear_feedthrough(&model)?;
         Ok(model)

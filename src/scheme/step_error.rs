@@ -37,6 +37,11 @@ pub enum StepError {
         residual: f64,
         line_search: bool,
     },
+    /// A configuration-dependent mass matrix `M(q)` is not positive definite
+    /// at an iterate of the step: its Cholesky factorization fails at
+    /// diagonal entry `row` (the leading block up to it is not positive
+    /// definite there; `value` is that pivot).
+    MassNotPositiveDefinite { row: usize, value: f64 },
 }
 
 impl std::fmt::Display for StepError {
@@ -76,6 +81,10 @@ impl std::fmt::Display for StepError {
             StepError::SingularMode => write!(
                 f,
                 "the mode at this instant is not an ODE: the equations of its free pairs are singular"
+            ),
+            StepError::MassNotPositiveDefinite { row, value } => write!(
+                f,
+                "the mass matrix M(q) is not positive definite at an iterate of the step (its Cholesky pivot at M[{row}][{row}] is {value:e}): the configuration left the region where the model's M(q) is a mass matrix"
             ),
             StepError::SingularIteration { h } => {
                 write!(

@@ -164,15 +164,33 @@ impl Program {
 /// one pass per variable.
 const GRADIENT_DIRECTIONS: usize = 4;
 
+/// One entry of a configuration-dependent mass matrix: its program of `q`
+/// (`row` is the entry's slot in the mass pattern; the slot of a derivative
+/// along `reads[r]` is `Slot::Position(r)`), its place `(i, j)`, and per
+/// coordinate it reads the slots of `∂F/∂v` its gyroscopic terms touch.
+#[derive(Clone, Debug)]
+struct MassEntry {
+    program: Program,
+    at: (usize, usize),
+    /// Per `reads[r] = k`: the slots of `(i, k)`, `(k, i)`, `(k, j)`.
+    gyro: Vec<[usize; 3]>,
+    /// The slot of `(i, j)`.
+    gyro_ij: usize,
+}
+
 /// The compiled remainders of one mechanical model.
 #[derive(Clone, Debug)]
 pub struct MechPrograms {
     force: Vec<Program>,
+    /// Entries of `M(q)` (empty for a constant mass matrix).
+    mass: Vec<MassEntry>,
     gap: Vec<Program>,
     /// Rows are friction rows (the order of `MechSystem::friction_contact`).
     slip: Vec<Program>,
     params: Vec<f64>,
     force_reads_time: bool,
+    /// The number of coordinates (the velocities follow them in a point).
+    mass_dof: usize,
     /// The linearized system's patterns (values zero), built once.
     linearized: Box<MechSystem>,
 }
@@ -188,6 +206,7 @@ impl MechPrograms {
             .iter_mut()
             .chain(&mut self.gap)
             .chain(&mut self.slip)
+            .chain(self.mass.iter_mut().map(|e| &mut e.program))
         {
             p.source.fold_parameters_into(params, &mut p.expr);
         }
@@ -234,6 +253,7 @@ impl MechPrograms {
                 f[p.row] += value;
                 mag[p.row] += m;
             }
+            self.gyroscopic(at, Some((f, mag)), None);
             return;
         };
         copy_values(&mut lin.position_force, &sys.position_force);
@@ -246,6 +266,74 @@ impl MechPrograms {
             });
             f[p.row] += value;
             mag[p.row] += m;
+        }
+        self.gyroscopic(at, Some((f, mag)), Some(&mut lin.velocity_force));
+    }
+
+    /// Subtracts the gyroscopic and centrifugal forces of `M(q)` from `F`
+    /// (with the magnitudes of their terms), and with `jac` adds their part
+    /// of `∂F/∂v`. From one gradient pass per entry `M_ij(q)`, with
+    /// `d_k = ∂M_ij/∂q_k` and `s = Σ_k d_k v_k`:
+    /// `F_gyr = (∂(M v)/∂q) v - ½ ∂(vᵀ M v)/∂q` gets `s v_j` in row `i` and
+    /// `-½ d_k v_i v_j` in row `k`. Their derivatives along `v` are linear in
+    /// `v`; the derivative along `q` (second derivatives of `M`) is left out
+    /// of the iteration matrix, as the gaps' curvature is: the convergence
+    /// test is on the full residual.
+    fn gyroscopic(
+        &self,
+        at: &Point,
+        mut f: Option<(&mut [f64], &mut [f64])>,
+        mut jac: Option<&mut Sparse>,
+    ) {
+        if self.mass.is_empty() {
+            return;
+        }
+        let n = self.mass_dof;
+        let v = &at.x[n..2 * n];
+        for e in &self.mass {
+            let (i, j) = e.at;
+            let (vi, vj) = (v[i], v[j]);
+            let (mut s, mut s_mag) = (0.0, 0.0);
+            let reads = &e.program.reads;
+            e.program.value_and_gradient(&self.params, at, |slot, d| {
+                let Slot::Position(r) = slot else { return };
+                let k = reads[r];
+                s += d * v[k];
+                s_mag += (d * v[k] * vj).abs();
+                // -F_gyr gets +½ d_k v_i v_j in row k.
+                let t = 0.5 * d * vi * vj;
+                if let Some((f, mag)) = &mut f {
+                    f[k] += t;
+                    mag[k] += t.abs();
+                }
+                if let Some(jac) = &mut jac {
+                    let [ik, ki, kj] = e.gyro[r];
+                    jac.entries[ik].2 -= d * vj;
+                    jac.entries[ki].2 += 0.5 * d * vj;
+                    jac.entries[kj].2 += 0.5 * d * vi;
+                }
+            });
+            if let Some((f, mag)) = &mut f {
+                f[i] -= s * vj;
+                mag[i] += s_mag;
+            }
+            if let Some(jac) = &mut jac {
+                jac.entries[e.gyro_ij].2 -= s;
+            }
+        }
+    }
+
+    /// Whether the mass matrix depends on the coordinates.
+    pub fn mass_varies(&self) -> bool {
+        !self.mass.is_empty()
+    }
+
+    /// `M(q)` at `at` (`at.x` starts with `q`) into the entries of `lin.mass`
+    /// that hold programs (the others keep the assembled constants).
+    pub fn mass(&self, at: &Point, lin: &mut MechSystem) {
+        for e in &self.mass {
+            let p = &e.program;
+            lin.mass.entries[p.row].2 = p.tangent(&self.params, at, usize::MAX).0;
         }
     }
 
@@ -266,6 +354,7 @@ impl MechPrograms {
                 }
             }
         }
+        self.gyroscopic(at, None, Some(&mut lin.velocity_force));
     }
 
     /// The gaps `g(q)` into `g` (`at.x` starts with `q`).

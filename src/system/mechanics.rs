@@ -120,6 +120,41 @@ pub fn check_mass(n: usize, entries: &[(usize, usize, f64)]) -> Result<(), Strin
     Ok(())
 }
 
+/// The first pivot of the Cholesky factorization of the symmetric `n x n`
+/// matrix given by `entries` that is not positive and finite, as
+/// `(row, pivot)`; `None` when it is positive definite. `buf` (at least
+/// `n²` long) is the workspace: no allocation, for the step path.
+pub fn cholesky_failure(
+    n: usize,
+    entries: &[(usize, usize, f64)],
+    buf: &mut [f64],
+) -> Option<(usize, f64)> {
+    let a = &mut buf[..n * n];
+    a.fill(0.0);
+    for &(i, j, v) in entries {
+        a[i * n + j] += v;
+    }
+    for j in 0..n {
+        let mut d = a[j * n + j];
+        for k in 0..j {
+            d -= a[j * n + k] * a[j * n + k];
+        }
+        if !(d > 0.0 && d.is_finite()) {
+            return Some((j, d));
+        }
+        let l = d.sqrt();
+        a[j * n + j] = l;
+        for i in j + 1..n {
+            let mut s = a[i * n + j];
+            for k in 0..j {
+                s -= a[i * n + k] * a[j * n + k];
+            }
+            a[i * n + j] = s / l;
+        }
+    }
+    None
+}
+
 /// Assembled mechanical data; see the module documentation for the formulation.
 #[derive(Clone, Debug)]
 pub struct MechSystem {
@@ -201,7 +236,11 @@ impl MechSystem {
     /// values and must be assembled again before use.
     pub fn assemble(&mut self, m: &Mechanics, params: &[f64]) -> Result<(), String> {
         self.mass.assemble(&m.mass, params, "M")?;
-        check_mass(self.dof, &self.mass.entries)?;
+        // M(q) holds placeholders until the step writes it (and checks it
+        // at every iterate).
+        if m.nonlinear.as_ref().is_none_or(|nl| nl.mass.is_empty()) {
+            check_mass(self.dof, &self.mass.entries)?;
+        }
         self.position_force
             .assemble(&m.position_force, params, "Fq")?;
         self.velocity_force

@@ -176,6 +176,8 @@ fn steps_allocate_nothing() {
         "pendulum_stop",
         "duffing_impact",
         "rocking_block",
+        // A configuration-dependent mass matrix (M(q) and its gyroscopic forces).
+        "double_pendulum",
     ] {
         let mut i = initialized(model(stem));
         let mut out = [0.0; 3];

@@ -49,6 +49,8 @@
 //!   0, h from 1e-4 to 0.1, both θ: every step taken
 //! - `description`  modelDescription.xml: golden file and structural rules
 //! - `coupled`      the coupled bead column (dense contact LCP, N = 100): every step solved
+//! - `friction_column` the 10-bead column with Coulomb friction (dense, Lemke): 1000
+//!   steps through `simulate`, each contact's percussions within Coulomb's cone
 //! - `long_chain`   the struck bead column at N = 10,000 (band contact LCP): every step
 //!   solved to the end, the floor's percussions and gravity account for the momentum
 //! - `event`        the event-driven scheme: switching times and states against closed
@@ -57,6 +59,9 @@
 //!   inputs into block outputs, block parameters checked at initialization
 //! - `mech_nonlinear` mechanical models with nonlinear forces and gaps: linear models keep
 //!   the linear stepper, the Newton loop, failed steps, FMU-state replay
+//! - `mass_matrix`  a configuration-dependent mass matrix: a step where it is not positive
+//!   definite is discarded, the double pendulum's FMU states replay and match Siconos 4.4
+//!   converged, random M(q) models
 //! - `mechanics`    mechanical models: parameters checked at initialization,
 //!   `[defines]`, the contact LCP matrices, friction under Moreau–Jean
 //! - `siconos_options` gamma and the direct projection: Siconos' bouncing-ball
@@ -144,6 +149,7 @@ mod fmi3_check;
 mod fmu_check;
 mod fmus;
 mod forced_panic;
+mod friction_column;
 mod golden_csv;
 mod hostile;
 mod importer;
@@ -153,6 +159,7 @@ mod instance;
 mod lcp_alloc;
 mod log_capture;
 mod long_chain;
+mod mass_matrix;
 mod me3_calls;
 mod me3_check;
 mod me3_target;
@@ -179,6 +186,7 @@ mod pwm_grid;
 mod random_calls;
 mod random_calls3;
 mod random_models;
+mod sampled;
 mod sequence_args;
 mod sequence_rules;
 mod sequences3_instance;

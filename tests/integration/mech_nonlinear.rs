@@ -20,7 +20,12 @@ use lcsfmu::system::lcs::Lcs;
 use lcsfmu::tool::simulate::Options;
 
 /// The bundled models with nonlinear mechanics.
-const NONLINEAR: [&str; 3] = ["pendulum_stop", "duffing_impact", "rocking_block"];
+const NONLINEAR: [&str; 4] = [
+    "pendulum_stop",
+    "duffing_impact",
+    "rocking_block",
+    "double_pendulum",
+];
 
 #[test]
 fn linear_mechanical_models_take_the_linear_stepper() {

@@ -95,6 +95,10 @@ MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integr
                "vdp_saturation", "diode_bridge_source", "buck_pwm",
                # nonlinear forces and gaps (Moreau–Jean with a Newton loop)
                "pendulum_stop", "duffing_impact", "rocking_block",
+               # a configuration-dependent mass matrix M(q)
+               "double_pendulum",
+               # a sampled-data controller ([[discrete]], Co-Simulation only)
+               "smc_implicit",
                # where Modelica tools chatter (docs/src/chattering.md, test_chattering.py)
                "filippov_slide", "pm_braking_bridge", "heat_losses_friction"]
 # ../shared sits beside the repository (as in CI).

@@ -216,7 +216,7 @@ fn derivative_dependencies(model: &Model, vars: &[Variable], i: usize) -> Vec<us
     let mut deps: Vec<usize> = if coupled {
         (0..model.nx())
             .map(|j| position(vars, Kind::State(j)))
-            .chain((0..model.nw()).map(|j| position(vars, Kind::Input(j))))
+            .chain((0..model.inputs.len()).map(|j| position(vars, Kind::Input(j))))
             .collect()
     } else {
         let states = s.a.entries.iter().filter(|(r, _, _)| *r == i);

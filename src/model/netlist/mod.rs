@@ -217,6 +217,7 @@ fn lower_circuit(
         conditions: Vec::new(),
         nonlinear,
         reference: None,
+        sampled: Vec::new(),
     };
     Ok((Lowered { model, summary }, parts.quantities))
 }

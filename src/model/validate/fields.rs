@@ -118,20 +118,23 @@ impl Validator<'_> {
     ) -> Res<Expr> {
         let node = expr::parse(text).map_err(|e| self.expr_error(field, text, e))?;
         Expr::compile(&node, param).map_err(|e| {
-            let hint = if e.message.starts_with("unknown name") {
-                " (only parameters may appear here)"
-            } else {
-                ""
-            };
-            self.expr_error(
-                field,
-                text,
-                expr::ExprError {
-                    column: e.column,
-                    message: e.message + hint,
-                },
-            )
+            self.expr_error_hinted(field, text, e, " (only parameters may appear here)")
         })
+    }
+
+    /// [`Self::expr_error`], with `hint` (what the field may read) added
+    /// when the expression names something unknown.
+    pub(in crate::model) fn expr_error_hinted(
+        &self,
+        field: &str,
+        text: &str,
+        mut e: expr::ExprError,
+        hint: &str,
+    ) -> ModelError {
+        if e.message.starts_with("unknown name") {
+            e.message.push_str(hint);
+        }
+        self.expr_error(field, text, e)
     }
 
     pub(in crate::model) fn expr_error(

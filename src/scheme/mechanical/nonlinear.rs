@@ -105,7 +105,11 @@ pub struct MechNewtonStepper {
     m1: Vec<f64>,
     rhs: Vec<f64>,
     v_free: Vec<f64>,
-    /// The diagonal of `M`, and the velocities' term sizes (see `residual`).
+    /// The Cholesky workspace that checks `M(q)` at every iterate (`n²`,
+    /// empty for a constant mass matrix).
+    cholesky: Vec<f64>,
+    /// The diagonal of `M` (of `M(q̄)` at the iterate), and the velocities'
+    /// term sizes (see `residual`).
     mass_diag: Vec<f64>,
     sigma: Vec<f64>,
     slip_offset: Vec<f64>,
@@ -167,6 +171,13 @@ impl MechNewtonStepper {
             m1: v(n),
             rhs: v(n),
             v_free: v(n),
+            cholesky: v(
+                if sys.nonlinear.as_ref().is_some_and(|nl| nl.mass_varies()) {
+                    n * n
+                } else {
+                    0
+                },
+            ),
             mass_diag: v(n),
             sigma: v(n),
             slip_offset: v(nf),
@@ -257,7 +268,7 @@ impl MechNewtonStepper {
         loop {
             // The first iterate (the step's start) is hardly ever the
             // solution: its force Jacobians come from the same pass.
-            self.linearize(sys, w, t + h, solves == 0);
+            self.linearize(sys, w, t + h, solves == 0)?;
             let worst = self.residual(sys, x, h, solves > 0);
             if worst <= TOL {
                 // F at the accepted iterate, before a projection moves it.
@@ -297,7 +308,7 @@ impl MechNewtonStepper {
             .as_ref()
             .expect("a mechanical stepper runs a mechanical model");
         self.begin(sys, x, w, 0.0, h);
-        self.linearize(sys, w, h, true);
+        self.linearize(sys, w, h, true)?;
         if !self.inverse.factor(&self.lin, h * self.theta) {
             return Err(StepError::SingularIteration { h });
         }

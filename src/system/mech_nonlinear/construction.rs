@@ -1,10 +1,11 @@
 //! Building a model's [`MechPrograms`] once, at instantiation: one program per
-//! nonlinear force, gap and slip row, and for every variable a program reads
+//! nonlinear force, gap and slip row and per entry of `M(q)` (with the entries
+//! of `∂F/∂v` its gyroscopic forces touch), and for every variable a program reads
 //! the entry of the linearized matrices its derivative goes to ([`slot_in`]),
 //! appended to the model's patterns when they lack it. Nothing here runs on
 //! the step path.
 
-use super::{MechPrograms, Program, Slot};
+use super::{MassEntry, MechPrograms, Program, Slot};
 use crate::model::mech_nonlinear::MechNonlinear;
 use crate::system::mechanics::{MechSystem, Sparse};
 
@@ -68,9 +69,37 @@ impl MechPrograms {
                 .collect();
             slip.push(p);
         }
+        let mut mass = Vec::with_capacity(nl.mass.len());
+        for (i, j, e) in &nl.mass {
+            let (i, j) = (*i, *j);
+            let entry = sys
+                .mass
+                .entries
+                .iter()
+                .position(|m| (m.0, m.1) == (i, j))
+                .expect("a mass program has its placeholder in the pattern");
+            let mut program = Program::new(entry, e);
+            program.slots = (0..program.reads.len()).map(Slot::Position).collect();
+            program.set_directions();
+            let vf = &mut lin.velocity_force;
+            let gyro = program
+                .reads
+                .iter()
+                .map(|&k| [slot_in(vf, i, k), slot_in(vf, k, i), slot_in(vf, k, j)])
+                .collect();
+            let gyro_ij = slot_in(vf, i, j);
+            mass.push(MassEntry {
+                program,
+                at: (i, j),
+                gyro,
+                gyro_ij,
+            });
+        }
         let force_reads_time = force.iter().any(|p| p.expr.reads_time());
         MechPrograms {
             force,
+            mass,
+            mass_dof: n,
             gap,
             slip,
             params: vec![0.0; np],

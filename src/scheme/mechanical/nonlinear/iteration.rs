@@ -10,13 +10,19 @@ use crate::lcp;
 use crate::model::program::Point;
 use crate::scheme::mechanical::nonlinear::MechNewtonStepper;
 use crate::scheme::{tidy, StepError};
-use crate::system::mechanics::MechSystem;
+use crate::system::mechanics::{cholesky_failure, MechSystem};
 
 impl MechNewtonStepper {
     /// Forces, gap and slip matrices at the iterate, time `t1` (what the
     /// residual needs); the forces' Jacobians too `with_jacobian`, else
     /// only when an iteration follows, see [`Self::force_jacobian`].
-    pub(super) fn linearize(&mut self, sys: &MechSystem, w: &[f64], t1: f64, with_jacobian: bool) {
+    pub(super) fn linearize(
+        &mut self,
+        sys: &MechSystem,
+        w: &[f64],
+        t1: f64,
+        with_jacobian: bool,
+    ) -> Result<(), StepError> {
         let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
         let end = Point {
             x: &self.xb,
@@ -24,6 +30,23 @@ impl MechNewtonStepper {
             w,
             t: t1,
         };
+        if nl.mass_varies() {
+            // Siconos' MoreauJeanOSI evaluates M at the iterate, in the
+            // residual and in the iteration matrix alike.
+            nl.mass(&end, &mut self.lin);
+            let n = self.dof;
+            if let Some((row, value)) =
+                cholesky_failure(n, &self.lin.mass.entries, &mut self.cholesky)
+            {
+                return Err(StepError::MassNotPositiveDefinite { row, value });
+            }
+            self.mass_diag.fill(0.0);
+            for &(i, j, m) in &self.lin.mass.entries {
+                if i == j {
+                    self.mass_diag[i] += m;
+                }
+            }
+        }
         let lin = with_jacobian.then_some(&mut self.lin);
         nl.force(sys, &end, &mut self.f1, &mut self.m1, lin);
         self.jacobian_at_iterate = with_jacobian;
@@ -33,6 +56,7 @@ impl MechNewtonStepper {
         if nl.slips_nonlinear() {
             nl.slip(sys, &end, &mut self.lin, &mut self.slip_offset);
         }
+        Ok(())
     }
 
     /// `∂F/∂q`, `∂F/∂v` at the iterate, time `t1`, into the linearized system.

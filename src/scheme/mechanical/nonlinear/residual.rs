@@ -20,7 +20,8 @@ impl MechNewtonStepper {
             r[i] = -h * (th * self.f1[i] + (1.0 - th) * self.f0[i]);
             s[i] = h * (th * self.m1[i] + (1.0 - th) * self.m0[i]);
         }
-        for &(i, j, m) in &sys.mass.entries {
+        // M at the iterate (the model's constant M copied once per assembly).
+        for &(i, j, m) in &self.lin.mass.entries {
             r[i] += m * (vb[j] - v[j]);
             s[i] += m.abs() * (vb[j].abs() + v[j].abs());
         }

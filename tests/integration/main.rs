@@ -206,9 +206,13 @@ use std::path::{Path, PathBuf};
 
 /// Path of a bundled model.
 pub fn model_path(stem: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("models")
-        .join(format!("{stem}.toml"))
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    // A bundled circuit is a netlist; no stem is both.
+    let netlist = dir.join(format!("{stem}.cir"));
+    if netlist.is_file() {
+        return netlist;
+    }
+    dir.join(format!("{stem}.toml"))
 }
 
 /// A bundled model, validated.

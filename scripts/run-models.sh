@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job: build every bundled model into an FMU under out/, check each with
+# The main job: build every bundled model (TOML and SPICE netlist) into an FMU under out/, check each with
 # `lcsfmu check` (and with the shared conformance checker too, when ../shared is
 # there), co-simulate it with
 # FMPy over its default experiment and with `lcsfmu simulate`, and show that both
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 cargo build --release
 mkdir -p out
-./target/release/lcsfmu build models/*.toml -o out
+./target/release/lcsfmu build models/*.toml models/*.cir -o out
 # An input table per driven model: column name and signal over 0..10 s.
 "$venv/bin/python" -c "
 import math

@@ -9,7 +9,7 @@
 # A run that fails is hashed too (its exit status and error), so a change in
 # which runs fail shows as well.
 #
-# usage: scripts/simulate-hashes.sh [MODEL.toml ...] > hashes.txt
+# usage: scripts/simulate-hashes.sh [MODEL.toml|MODEL.cir ...] > hashes.txt
 #        env: LCSFMU (target/release/lcsfmu)
 #        then: diff before.txt after.txt
 set -euo pipefail
@@ -19,7 +19,8 @@ bin=${LCSFMU:-target/release/lcsfmu}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 models=("$@")
-[ ${#models[@]} -gt 0 ] || models=(models/*.toml)
+# Every bundled model: TOML files and SPICE netlists.
+[ ${#models[@]} -gt 0 ] || models=(models/*.toml models/*.cir)
 
 # run NAME ARGS...: one simulate, its hash (or its failure's) on one line.
 run() {
@@ -35,7 +36,8 @@ run() {
 }
 
 for model in "${models[@]}"; do
-    name=$(basename "$model" .toml)
+    name=$(basename "$model")
+    name=${name%.*}
     run "$name" "$model"
     run "$name@0.0007" "$model" --step 0.0007
     run "$name@0.02" "$model" --step 0.02

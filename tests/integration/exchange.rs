@@ -18,10 +18,9 @@
 use lcsfmu::model::{validate, Model};
 use lcsfmu::scheme::exchange::{EventOutcome, LinearExchange};
 use lcsfmu::system::lcs::Lcs;
-use std::path::Path;
 
 fn model(stem: &str) -> Model {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{stem}.toml"));
+    let path = super::model_path(stem);
     validate::load(&path).unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -12,7 +12,7 @@ use lcsfmu::tool::conformance;
 use std::path::PathBuf;
 
 fn model_path(stem: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("models/{stem}.toml"))
+    super::model_path(stem)
 }
 
 /// The switching time of rlc_diode (validation.md §4): 2 pi / (3 sqrt 3).

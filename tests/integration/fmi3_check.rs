@@ -24,7 +24,7 @@ pub fn fmu3(stem: &str) -> PathBuf {
         return out.clone();
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let path = root.join(format!("models/{stem}.toml"));
+    let path = super::model_path(stem);
     let model = validate::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let out = root.join(format!("target/test-fmus/fmi3-check/{stem}.fmu"));
     let env = BuildEnv {

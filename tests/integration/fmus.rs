@@ -46,8 +46,9 @@ pub fn every_model() -> Vec<String> {
         .unwrap()
         .filter_map(|e| {
             let path = e.unwrap().path();
-            let toml = path.extension().is_some_and(|x| x == "toml");
-            toml.then(|| path.file_stem().unwrap().to_string_lossy().into_owned())
+            // TOML models and SPICE netlists alike.
+            let model = path.extension().is_some_and(|x| x == "toml" || x == "cir");
+            model.then(|| path.file_stem().unwrap().to_string_lossy().into_owned())
         })
         .collect();
     stems.sort();

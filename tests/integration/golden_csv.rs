@@ -85,7 +85,7 @@ fn computed() -> Vec<String> {
 }
 
 const HEADER: &str = "\
-# SHA-256 of the CSV that `lcsfmu simulate models/<model>.toml [--step STEP]` prints,
+# SHA-256 of the CSV that `lcsfmu simulate models/<model>.toml|.cir [--step STEP]` prints,
 # one line per bundled model and step: model, step, hash. Checked and rewritten
 # (LCSFMU_UPDATE_GOLDEN=1) by tests/integration/golden_csv.rs.
 ";

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 /// `models/<stem>.toml` with `scheme` (None: the file's), and its FMI 3.0 FMU.
 fn build(stem: &str, scheme: Option<&str>) -> (Model, PathBuf) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("models/{stem}.toml"));
+    let path = super::model_path(stem);
     let model = validate::load_with(&path, &[], scheme).unwrap();
     let dir = scheme.unwrap_or("file");
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -26,7 +26,7 @@ const ME: Interfaces = Interfaces {
 /// `models/<stem>.toml` and its FMI 3.0 Model Exchange FMU.
 fn build(stem: &str) -> (Model, PathBuf) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let path = root.join(format!("models/{stem}.toml"));
+    let path = super::model_path(stem);
     let model = validate::load(&path).unwrap();
     let out = root.join(format!("target/test-fmus/fmi3-me/{stem}.fmu"));
     let env = BuildEnv {

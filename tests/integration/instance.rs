@@ -328,7 +328,7 @@ fn the_prebuilt_runtime_sizes_change_no_number() {
         std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("models"))
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml" || x == "cir"))
             .map(|p| p.file_stem().unwrap().to_str().unwrap().to_string())
             .collect();
     names.sort();
@@ -352,6 +352,7 @@ fn the_prebuilt_runtime_sizes_change_no_number() {
             "coulomb_friction",
             "filippov_slide",
             "friction_block",
+            "half_wave",
             "pwa_feedback",
             "relay_feedback",
             "rlc_diode",

@@ -39,6 +39,9 @@
 //! - `netlist_circuits` the bundled circuits against Siconos' DiodeBridge result, the
 //!   matrix model of the same circuit, the half-wave rectifier's closed form, and ngspice
 //!   (where installed) within the derived device and step differences
+//! - `netlist_elements` controlled sources E F G H and coupled inductors K against
+//!   discrete closed forms, subcircuits against the flat bridge bit for bit, `.save`
+//!   choosing the outputs, and ngspice (where installed)
 //! - `netlist_toml` a netlist inside a TOML model: an FMU input as a source (bit for bit
 //!   the netlist's own source), outputs over the circuit's quantities, refusals at the
 //!   file's lines
@@ -175,6 +178,7 @@ mod model_exchange3;
 mod models;
 mod netlist;
 mod netlist_circuits;
+mod netlist_elements;
 mod netlist_random;
 mod netlist_toml;
 mod nonlinear;
@@ -205,9 +209,13 @@ use std::path::{Path, PathBuf};
 
 /// Path of a bundled model.
 pub fn model_path(stem: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("models")
-        .join(format!("{stem}.toml"))
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    // A bundled circuit is a netlist; no stem is both.
+    let netlist = dir.join(format!("{stem}.cir"));
+    if netlist.is_file() {
+        return netlist;
+    }
+    dir.join(format!("{stem}.toml"))
 }
 
 /// A bundled model, validated.

@@ -34,7 +34,7 @@ pub fn me3_fmu(stem: &str, cs: bool) -> PathBuf {
         return out.clone();
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let path = root.join(format!("models/{stem}.toml"));
+    let path = super::model_path(stem);
     let model = validate::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let out = root.join("target/test-fmus/me3-check").join(&file);
     let env = BuildEnv {

@@ -12,7 +12,6 @@ use fmi::traits::FmiImport;
 use lcsfmu::instance::variables::{kinds_with_indicators, Kind};
 use lcsfmu::model::validate;
 use std::ffi::{c_void, CString};
-use std::path::Path;
 use std::ptr::{null, null_mut};
 
 /// Room in every buffer: wrong sizes (one too many) stay inside it.
@@ -51,8 +50,7 @@ pub fn target3(stem: &str, cs: bool) -> Target3 {
     let b = import.binding(stem).expect("the FMU's library loads");
     let token = CString::new(import.model_description().instantiation_token.clone()).unwrap();
     let resources = CString::new(import.canonical_resource_path_string()).unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let model = validate::load(&root.join(format!("models/{stem}.toml"))).unwrap();
+    let model = validate::load(&super::model_path(stem)).unwrap();
     let kinds = kinds_with_indicators(&model);
     let vr_of = |want: &dyn Fn(Kind) -> bool| -> Vec<u32> {
         (0..kinds.len() as u32)

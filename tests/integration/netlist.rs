@@ -217,7 +217,7 @@ fn check_lists_what_was_ignored_and_where_each_row_came_from() {
         "pair D1_i: the current of D1 is the multiplier",
         "IS, N ignored: the diode is piecewise linear (Ron = 0.1, Roff = inf, Vf = 0)",
         "AC specification ignored",
-        ".save (line 8) has no effect",
+        ".save all (line 8): every node voltage and branch current is an output",
         ".options (line 9): abstol ignored",
         ".tran TSTART = 0.0005 (line 10) ignored",
     ] {

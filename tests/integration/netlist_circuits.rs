@@ -6,6 +6,13 @@
 //!   (`tests/data/diode_bridge_theta_gamma.toml` at its plain scheme):
 //!   states, diode currents and voltages and the load current within 1e-12
 //!   of each column's largest magnitude (measured: 2.2e-13);
+//! - `models/bridge_cap_filter.cir` against Siconos' `DiodeBridgeCapFilter.ref`
+//!   (theta = 1, h = 1 us; `tests/data/bridge_cap_filter_siconos.csv`, every
+//!   10th row): the tank's states and DR1's and DF1's currents within 1e-12
+//!   of each column's largest magnitude; DR1's and DF2's voltages within
+//!   1e-11 V while a diode conducts, and, while the whole bridge blocks (its
+//!   nodes then float and the voltages are not unique), Siconos' voltages a
+//!   solution of lcsfmu's circuit to 1e-11 V;
 //! - `models/half_wave.cir` against the closed form: the diode opens at
 //!   `w t = pi - atan(w R C)` and the capacitor then decays as
 //!   `e^(-t/RC)` until the source catches up;
@@ -22,15 +29,15 @@ use lcsfmu::model::{validate, Model};
 use lcsfmu::tool::simulate::{self, Options, Trajectory};
 use std::path::{Path, PathBuf};
 
-fn root() -> &'static Path {
+pub(super) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn circuit(stem: &str) -> PathBuf {
+pub(super) fn circuit(stem: &str) -> PathBuf {
     root().join("models").join(format!("{stem}.cir"))
 }
 
-fn run(m: Model, step: Option<f64>, stop: Option<f64>) -> Trajectory {
+pub(super) fn run(m: Model, step: Option<f64>, stop: Option<f64>) -> Trajectory {
     let opts = Options {
         step,
         stop,
@@ -42,7 +49,7 @@ fn run(m: Model, step: Option<f64>, stop: Option<f64>) -> Trajectory {
 }
 
 /// Columns of a CSV with `#` comments, by header name.
-fn csv(path: &Path) -> Vec<(String, Vec<f64>)> {
+pub(super) fn csv(path: &Path) -> Vec<(String, Vec<f64>)> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines().filter(|l| !l.starts_with('#'));
     let mut cols: Vec<(String, Vec<f64>)> = lines
@@ -60,7 +67,7 @@ fn csv(path: &Path) -> Vec<(String, Vec<f64>)> {
 }
 
 /// The largest difference, relative to `theirs`' largest magnitude.
-fn relative(ours: &[f64], theirs: &[f64]) -> f64 {
+pub(super) fn relative(ours: &[f64], theirs: &[f64]) -> f64 {
     assert_eq!(ours.len(), theirs.len());
     let scale = theirs.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let worst = ours
@@ -95,6 +102,81 @@ fn diode_bridge_reproduces_siconos_reference() {
         eprintln!("DiodeBridge {ours:>6}: {err:.1e} from Siconos");
         assert!(err < 1e-12, "{ours}: {err:e} from Siconos");
     }
+}
+
+#[test]
+fn bridge_cap_filter_reproduces_siconos_reference() {
+    let m = validate::load(&circuit("bridge_cap_filter")).unwrap();
+    assert_eq!(m.scheme.theta, 1.0);
+    let t = run(m, None, Some(4.999e-3));
+    let reference = csv(&root().join("tests/data/bridge_cap_filter_siconos.csv"));
+    let every_tenth = |name: &str| {
+        super::column(&t, name)
+            .into_iter()
+            .step_by(10)
+            .collect::<Vec<_>>()
+    };
+    let theirs = |name: &str| &reference.iter().find(|c| c.0 == name).unwrap().1;
+    // The states and the currents are unique.
+    for (ours, name, skip_first) in [
+        ("time", "time", false),
+        ("V_C1", "vC", false),
+        ("I_L1", "iL", false),
+        ("I_DR1", "i_DR1", true),
+        ("I_DF1", "i_DF1", true),
+    ] {
+        let col = every_tenth(ours);
+        let theirs = theirs(name);
+        assert_eq!(col.len(), theirs.len(), "{ours}");
+        // Siconos writes zero multipliers before its first step.
+        let from = usize::from(skip_first);
+        let err = relative(&col[from..], &theirs[from..]);
+        eprintln!("DiodeBridgeCapFilter {ours:>6}: {err:.1e} from Siconos");
+        assert!(err < 1e-12, "{ours}: {err:e} from Siconos");
+    }
+    // The diodes' voltages are unique while a diode conducts (it ties p or
+    // m to the tank or the ground, and V(p) - V(m) = V_CF). While all four
+    // block, p and m float together: any V(m) that keeps the four reverse
+    // voltages >= 0 is a solution, and the two LCP solvers may pick
+    // different ones. There, Siconos' voltages must still be a solution
+    // of lcsfmu's circuit: V(p) = V(m) + V_CF with lcsfmu's V_CF, and every
+    // diode reverse-biased with lcsfmu's V_C1.
+    let (v_dr1, v_df2) = (theirs("v_DR1"), theirs("v_DF2"));
+    let (our_dr1, our_df2) = (every_tenth("V_DR1"), every_tenth("V_DF2"));
+    let (vc, vcf) = (every_tenth("V_C1"), every_tenth("V_CF"));
+    let currents: Vec<Vec<f64>> = ["I_DF1", "I_DR1", "I_DF2", "I_DR2"]
+        .iter()
+        .map(|n| every_tenth(n))
+        .collect();
+    let scale = currents
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let (mut unique, mut blocked, mut worst_unique, mut worst_blocked) = (0, 0, 0.0f64, 0.0f64);
+    for k in 1..vc.len() {
+        // Above rounding: a current of 1e-16 A is a blocking diode's.
+        let conducting = currents.iter().any(|c| c[k] > 1e-12 * scale);
+        if conducting {
+            unique += 1;
+            let d = (our_dr1[k] - v_dr1[k])
+                .abs()
+                .max((our_df2[k] - v_df2[k]).abs());
+            worst_unique = worst_unique.max(d);
+        } else {
+            blocked += 1;
+            // V(m) = v_DF2, V(p) = -v_DR1.
+            let identity = (-v_dr1[k] - (v_df2[k] + vcf[k])).abs();
+            let reverse = [-v_df2[k], -v_dr1[k], -v_dr1[k] - vc[k], vc[k] - v_df2[k]];
+            let violation = reverse.iter().fold(0.0f64, |m, r| m.max(-r));
+            worst_blocked = worst_blocked.max(identity).max(violation);
+        }
+    }
+    eprintln!(
+        "DiodeBridgeCapFilter diode voltages: {unique} rows with a diode conducting, |lcsfmu - Siconos| <= {worst_unique:.1e} V; {blocked} rows with the bridge blocking, Siconos' voltages a solution of lcsfmu's circuit to {worst_blocked:.1e} V"
+    );
+    assert!(unique > 100 && blocked > 100, "{unique} {blocked}");
+    assert!(worst_unique < 1e-11, "{worst_unique:e}");
+    assert!(worst_blocked < 1e-11, "{worst_blocked:e}");
 }
 
 #[test]
@@ -184,7 +266,7 @@ fn half_wave_opens_and_decays_as_the_closed_form_says() {
 }
 
 /// ngspice's result of a netlist: the ASCII raw file's columns by name.
-fn ngspice(file: &Path) -> Option<Vec<(String, Vec<f64>)>> {
+pub(super) fn ngspice(file: &Path) -> Option<Vec<(String, Vec<f64>)>> {
     let probe = std::process::Command::new("ngspice")
         .arg("--version")
         .output();
@@ -239,7 +321,12 @@ fn ngspice(file: &Path) -> Option<Vec<(String, Vec<f64>)>> {
 
 /// The largest difference of ours (interpolated linearly) to ngspice's at
 /// ngspice's time points, and where.
-fn difference(t: &Trajectory, ours: &str, ng: &[(String, Vec<f64>)], theirs: &str) -> (f64, f64) {
+pub(super) fn difference(
+    t: &Trajectory,
+    ours: &str,
+    ng: &[(String, Vec<f64>)],
+    theirs: &str,
+) -> (f64, f64) {
     let time = super::column(t, "time");
     let v = super::column(t, ours);
     let ng_time = &ng.iter().find(|c| c.0 == "time").unwrap().1;
@@ -265,12 +352,12 @@ fn difference(t: &Trajectory, ours: &str, ng: &[(String, Vec<f64>)], theirs: &st
 
 /// The forward voltage of ngspice's diode at current `i`: `N Vt ln(1 + i/IS)`
 /// with the bundled files' `IS = 1e-15`, `N = 0.001`, at ngspice's 27 °C.
-fn exponential_drop(i: f64) -> f64 {
+pub(super) fn exponential_drop(i: f64) -> f64 {
     let vt = 1.380649e-23 * 300.15 / 1.602176634e-19;
     0.001 * vt * (1.0 + i / 1e-15).ln()
 }
 
-fn largest(t: &Trajectory, name: &str) -> f64 {
+pub(super) fn largest(t: &Trajectory, name: &str) -> f64 {
     super::column(t, name)
         .iter()
         .fold(0.0f64, |m, v| m.max(v.abs()))
@@ -278,7 +365,7 @@ fn largest(t: &Trajectory, name: &str) -> f64 {
 
 #[test]
 fn bundled_circuits_agree_with_ngspice_within_the_device_and_step_differences() {
-    for stem in ["half_wave", "diode_bridge"] {
+    for stem in ["half_wave", "diode_bridge", "bridge_cap_filter"] {
         let text = std::fs::read_to_string(circuit(stem)).unwrap();
         assert!(text.contains(".model DI D(IS=1e-15 N=0.001)"), "{stem}");
     }
@@ -328,5 +415,50 @@ fn bundled_circuits_agree_with_ngspice_within_the_device_and_step_differences() 
             "diode_bridge  {h:<10e}  i(l1)     {d:.2e} (t = {at:.5})       {current_bound:.2e}"
         );
         assert!(d <= current_bound, "{d:e} > {current_bound:e}");
+    }
+    // The filtered bridge at theta = 1: backward Euler's own error on the
+    // tank (an O(h) phase drift, w^2 h T/2 of the amplitude over the run,
+    // 0.16 of it at h = 1 us) would swamp the device difference, so the
+    // comparison is at h = 1e-8, where it is 5e-4 of 10 V.
+    let bcf = ngspice(&circuit("bridge_cap_filter")).unwrap();
+    let h = 1e-8;
+    let t = run(
+        validate::load(&circuit("bridge_cap_filter")).unwrap(),
+        Some(h),
+        Some(1e-3),
+    );
+    // The largest current after the first 10 us: the empty filter's
+    // charging impulse at t = 0 is 10 V C_F / h (300 A at h = 1e-8) in
+    // lcsfmu, and not a current either run resolves.
+    let time = super::column(&t, "time");
+    let i = ["I_DF1", "I_DR1", "I_DF2", "I_DR2"]
+        .iter()
+        .flat_map(|n| {
+            super::column(&t, n)
+                .into_iter()
+                .zip(&time)
+                .filter(|(_, &s)| s >= 1e-5)
+                .map(|(v, _)| v.abs())
+                .collect::<Vec<_>>()
+        })
+        .fold(0.0f64, f64::max);
+    let w = 1.0 / (10e-3f64 * 1e-6).sqrt();
+    let bound = 2.0 * exponential_drop(i) + 2.0 * h * i / 300e-9 + 10.0 * w * w * h * 1e-3 / 2.0;
+    // V(p) and V(m) alone float while the bridge blocks; their difference
+    // is the filter's state.
+    let mut bcf = bcf;
+    let column = |n: &str| bcf.iter().find(|c| c.0 == n).unwrap().1.clone();
+    let filter: Vec<f64> = column("v(p)")
+        .iter()
+        .zip(column("v(m)"))
+        .map(|(p, m)| p - m)
+        .collect();
+    bcf.push(("v(p)-v(m)".into(), filter));
+    for (ours, theirs) in [("V_a", "v(a)"), ("V_CF", "v(p)-v(m)")] {
+        let (d, at) = difference(&t, ours, &bcf, theirs);
+        eprintln!(
+            "bridge_cap_filter {h:<10e}  {theirs:<8}  {d:.2e} (t = {at:.5})       {bound:.2e}"
+        );
+        assert!(d <= bound, "bridge_cap_filter {ours}: {d:e} > {bound:e}");
     }
 }

@@ -13,7 +13,6 @@ use fmi::traits::FmiImport;
 use lcsfmu::instance::variables;
 use lcsfmu::model::validate;
 use std::ffi::{c_char, c_void, CStr, CString};
-use std::path::Path;
 use std::ptr::{null, null_mut};
 use std::sync::Mutex;
 
@@ -193,8 +192,7 @@ pub(super) fn target_alone(stem: &str) -> Target {
     let b = import.binding(stem).expect("the FMU's library loads");
     let token = CString::new(import.model_description().instantiation_token.clone()).unwrap();
     let resources = CString::new(import.canonical_resource_path_string()).unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let model = validate::load(&root.join(format!("models/{stem}.toml"))).unwrap();
+    let model = validate::load(&super::model_path(stem)).unwrap();
     let vars = variables::variables(&model);
     let outputs = (0..vars.len() as u32)
         .filter(|&i| vars[i as usize].attributes().0 == "output")

@@ -102,7 +102,21 @@ MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integr
                # a sampled-data controller ([[discrete]], Co-Simulation only)
                "smc_implicit",
                # where Modelica tools chatter (docs/src/chattering.md, test_chattering.py)
-               "filippov_slide", "pm_braking_bridge", "heat_losses_friction"]
+               "filippov_slide", "pm_braking_bridge", "heat_losses_friction",
+               # SPICE netlists (docs/src/circuits.md)
+               "half_wave", "diode_bridge", "bridge_cap_filter"]
+
+
+def model_file(name: str) -> Path:
+    """A bundled model's file: its SPICE netlist `models/<name>.cir`, else `models/<name>.toml`
+    (no name is both)."""
+    netlist = MODELS_DIR / f"{name}.cir"
+    return netlist if netlist.is_file() else MODELS_DIR / f"{name}.toml"
+
+
+def bundled_stems() -> list[str]:
+    """The stem of every file in models/: TOML models and netlists alike."""
+    return sorted(p.stem for ext in ("toml", "cir") for p in MODELS_DIR.glob(f"*.{ext}"))
 # ../shared sits beside the repository (as in CI).
 FMU_CHECK = REPO.parent / "shared" / "tools" / "fmu-check.py"
 PYTHON = sys.executable  # the venv interpreter running pytest
@@ -161,7 +175,7 @@ def lcsfmu_bin() -> Path:
 def fmus(lcsfmu_bin, tmp_path_factory) -> dict[str, Path]:
     """Every bundled model built once into an FMU: {model name: path}."""
     out = tmp_path_factory.mktemp("fmus")
-    models = [str(MODELS_DIR / f"{name}.toml") for name in MODEL_NAMES]
+    models = [str(model_file(name)) for name in MODEL_NAMES]
     proc = subprocess.run([str(lcsfmu_bin), "build", *models, "-o", str(out)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, f"lcsfmu build failed:\n{proc.stdout}\n{proc.stderr}"
@@ -188,7 +202,7 @@ def me_builds(lcsfmu_bin, tmp_path_factory):
     def get(fmi: str) -> dict[str, Path]:
         if fmi not in built:
             out = tmp_path_factory.mktemp(f"me{fmi}")
-            models = [str(MODELS_DIR / f"{m}.toml") for m in ME_MODELS]
+            models = [str(model_file(m)) for m in ME_MODELS]
             proc = subprocess.run([str(lcsfmu_bin), "build", *models, "-o", str(out),
                                    "--interface", "me", "--fmi", fmi],
                                   capture_output=True, text=True)

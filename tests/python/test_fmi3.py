@@ -33,7 +33,7 @@ from fmpy import extract, read_model_description
 from fmpy.fmi3 import FMU3Slave
 from fmpy.validation import validate_fmu
 
-from conftest import MODEL_NAMES, MODELS_DIR, cosim, exported_symbols
+from conftest import MODEL_NAMES, MODELS_DIR, cosim, exported_symbols, model_file
 
 T_SWITCH = 2 * math.pi / (3 * math.sqrt(3))  # validation.md §4: 1.2091996
 TIGHT = '\n[scheme]\nmethod = "event-driven"\nrtol = 1e-10\natol = 1e-12\n'
@@ -50,7 +50,7 @@ def build(lcsfmu_bin, models: list[Path], out: Path, *extra: str) -> None:
 def fmi3_fmus(lcsfmu_bin, tmp_path_factory) -> dict[str, Path]:
     """Every bundled model built once with --fmi 3: {model name: path}."""
     out = tmp_path_factory.mktemp("fmi3")
-    build(lcsfmu_bin, [MODELS_DIR / f"{m}.toml" for m in MODEL_NAMES], out, "--fmi", "3")
+    build(lcsfmu_bin, [model_file(m) for m in MODEL_NAMES], out, "--fmi", "3")
     return {m: out / f"{m}.fmu" for m in MODEL_NAMES}
 
 

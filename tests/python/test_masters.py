@@ -37,7 +37,8 @@ import numpy as np
 import pytest
 
 from conftest import (MODEL_NAMES, MODELS_DIR, PYTHON, REPO, Slave, assert_close, cosim,
-                      run_cli, write_input_csv)
+                      model_file, run_cli, write_input_csv)
+from fmpy import read_model_description
 from test_fmi3 import fmi3_fmus  # noqa: F401  (session fixture)
 
 MASTERS = Path(__file__).with_name("masters.py")
@@ -53,19 +54,27 @@ MASTERS = Path(__file__).with_name("masters.py")
 # passes h a few ulps above 1e-4 on 2070 of the 8000 steps, which then take 11 sub-steps of
 # max_step = 1e-5 instead of 10 (8.1 measured). double_pendulum: M(q)'s Newton step
 # (7.1e-15 under libcosim, 7.9e-15 under Ecos measured); smc_implicit: its disturbance
-# reads the time.
+# reads the time. half_wave (a netlist): its SIN source reads the time (3.7e-14 measured
+# under libcosim).
 READ_TIME_OR_STEP = {"diode_bridge_source": 1e-10, "buck_pwm": None, "vdp_saturation": 1e-10,
                      "pendulum_stop": 1e-10, "duffing_impact": 1e-10, "rocking_block": 1e-10,
                      "heat_losses_friction": 1e-10, "pm_braking_bridge": None,
                      "double_pendulum": 1e-10, "smc_implicit": 1e-10,
-                     "cartesian_pendulum": 1e-10}
+                     "cartesian_pendulum": 1e-10, "half_wave": 1e-10}
 # Under Ecos' accumulated time diode_bridge_source's Newton step fails at
 # t = 0.03499000000000004 (the line search finds no decrease; on simulate's grid it runs):
 # fmi2Discard, which Ecos ignores.
-def experiment(model: str) -> tuple[float, float]:
-    """(step, stop) of the model's default experiment (every bundled one starts at 0)."""
+def experiment(model: str, fmu: Path) -> tuple[float, float]:
+    """(step, stop) of the model's default experiment (every bundled one starts at 0): its
+    TOML [experiment], or for a netlist (whose .tran has SPICE's suffixes) the
+    DefaultExperiment lcsfmu wrote into its FMU."""
+    path = model_file(model)
+    if path.suffix == ".cir":
+        e = read_model_description(str(fmu)).defaultExperiment
+        assert float(e.startTime or 0.0) == 0.0
+        return float(e.stepSize), float(e.stopTime)
     import tomllib
-    e = tomllib.loads((MODELS_DIR / f"{model}.toml").read_text())["experiment"]
+    e = tomllib.loads(path.read_text())["experiment"]
     assert e.get("start", 0.0) == 0.0
     return float(e["step"]), float(e["stop"])
 
@@ -87,7 +96,7 @@ def simulated(lcsfmu_bin, tmp_path_factory):
 
     def get(model: str) -> np.ndarray:
         if model not in cache:
-            cache[model] = run_cli(lcsfmu_bin, MODELS_DIR / f"{model}.toml", out)[1]
+            cache[model] = run_cli(lcsfmu_bin, model_file(model), out)[1]
         return cache[model]
 
     return get
@@ -136,7 +145,7 @@ def compare(master: str, model: str, rows: np.ndarray, ref: np.ndarray, replayed
 
 @pytest.mark.parametrize("model", MODEL_NAMES)
 def test_libcosim(fmus, simulated, model, tmp_path):
-    step, stop = experiment(model)
+    step, stop = experiment(model, fmus[model])
     rows, stderr = run_master("libcosim", fmus[model], step, stop, tmp_path / "out.npy")
     # No "Start attribute is required ..." from FMI Library, nor anything else.
     noise = [line for line in stderr.splitlines() if "[error]" in line or "[warning]" in line]
@@ -150,7 +159,7 @@ def test_libcosim(fmus, simulated, model, tmp_path):
 
 @pytest.mark.parametrize("model", MODEL_NAMES)
 def test_ecos(fmus, simulated, model, tmp_path):
-    step, stop = experiment(model)
+    step, stop = experiment(model, fmus[model])
     rows, _ = run_master("ecos", fmus[model], step, stop, tmp_path / "out.npy")
     ref = simulated(model)
     times = rows["time"][:-1]
@@ -164,7 +173,7 @@ def test_ecos(fmus, simulated, model, tmp_path):
                                    "vdp_saturation", "coulomb_friction"])
 def test_ecos_fmi3(fmus, fmi3_fmus, model, tmp_path):  # noqa: F811
     """Ecos runs FMI 3.0 Co-Simulation too (without Event Mode or early return)."""
-    step, stop = experiment(model)
+    step, stop = experiment(model, fmus[model])
     two, _ = run_master("ecos", fmus[model], step, stop, tmp_path / "two.npy")
     three, _ = run_master("ecos", fmi3_fmus[model], step, stop, tmp_path / "three.npy")
     assert two.dtype.names == three.dtype.names

@@ -19,7 +19,7 @@ from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE,
                        fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
                        fmi2CallbackLoggerTYPE, free)
 
-from conftest import MODEL_NAMES, MODELS_DIR
+from conftest import MODEL_NAMES, bundled_stems, model_file
 from test_cli_agreement import CASES, fmpy_run
 
 
@@ -27,7 +27,7 @@ from test_cli_agreement import CASES, fmpy_run
 def prebuilt_fmus(lcsfmu_bin, tmp_path_factory):
     """Every bundled model built with the prebuilt runtime: {model name: path}."""
     out = tmp_path_factory.mktemp("prebuilt")
-    models = [str(MODELS_DIR / f"{name}.toml") for name in MODEL_NAMES]
+    models = [str(model_file(name)) for name in MODEL_NAMES]
     proc = subprocess.run([str(lcsfmu_bin), "build", "--runtime", "prebuilt", *models,
                            "-o", str(out)], capture_output=True, text=True)
     assert proc.returncode == 0, f"lcsfmu build --runtime prebuilt failed:\n{proc.stderr}"
@@ -35,7 +35,7 @@ def prebuilt_fmus(lcsfmu_bin, tmp_path_factory):
 
 
 def test_every_bundled_model_is_covered():
-    assert sorted(MODEL_NAMES) == sorted(p.stem for p in MODELS_DIR.glob("*.toml"))
+    assert sorted(MODEL_NAMES) == bundled_stems()
 
 
 def test_the_binaries_differ_and_the_rest_is_the_same(fmus, prebuilt_fmus):

@@ -78,11 +78,39 @@ impl Waveform {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Kind {
     Resistor(f64),
-    Capacitor { c: f64, ic: Option<f64> },
-    Inductor { l: f64, ic: Option<f64> },
+    Capacitor {
+        c: f64,
+        ic: Option<f64>,
+    },
+    Inductor {
+        l: f64,
+        ic: Option<f64>,
+    },
     Voltage(Waveform),
     Current(Waveform),
     Diode(DiodeModel),
+    /// `E`: `v(n+) - v(n-) = gain (v(nc+) - v(nc-))`.
+    Vcvs {
+        control: [usize; 2],
+        gain: f64,
+    },
+    /// `G`: a current `gm (v(nc+) - v(nc-))` from `n+` through it to `n-`.
+    Vccs {
+        control: [usize; 2],
+        gain: f64,
+    },
+    /// `F`: a current `gain i(Vc)` from `n+` through it to `n-`; `source`
+    /// is the element index of the voltage source `Vc` whose current
+    /// (from its `n+` through it to its `n-`) controls it.
+    Cccs {
+        source: usize,
+        gain: f64,
+    },
+    /// `H`: `v(n+) - v(n-) = gain i(Vc)`.
+    Ccvs {
+        source: usize,
+        gain: f64,
+    },
 }
 
 impl Kind {
@@ -95,6 +123,10 @@ impl Kind {
             Kind::Voltage(_) => "voltage source",
             Kind::Current(_) => "current source",
             Kind::Diode(_) => "diode",
+            Kind::Vcvs { .. } => "voltage-controlled voltage source",
+            Kind::Vccs { .. } => "voltage-controlled current source",
+            Kind::Cccs { .. } => "current-controlled current source",
+            Kind::Ccvs { .. } => "current-controlled voltage source",
         }
     }
 }
@@ -108,6 +140,28 @@ pub struct Element {
     pub line: usize,
     pub nodes: [usize; 2],
     pub kind: Kind,
+}
+
+/// `K name L1 L2 [L3 ...] k`: the inductors (element indices) coupled
+/// pairwise with mutual inductance `M = k sqrt(Li Lj)`; the first node of
+/// each inductor carries the dot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Coupling {
+    pub name: String,
+    pub line: usize,
+    pub inductors: Vec<usize>,
+    pub k: f64,
+}
+
+/// A quantity a `.save` or `.probe` line asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Saved {
+    /// `V(n)`, or a bare node name.
+    Node(usize),
+    /// `V(a, b)`: the voltage between two nodes, as an output.
+    Between(usize, usize),
+    /// `I(X)`: the current of element `X` (by index).
+    Current(usize),
 }
 
 /// `.tran TSTEP TSTOP [TSTART [TMAX]] [UIC]`.
@@ -132,6 +186,12 @@ pub struct Circuit {
     pub tran: Option<Tran>,
     /// `.ic V(n)=value`: node, value, line.
     pub ic: Vec<(usize, f64, usize)>,
+    /// `K` lines.
+    pub couplings: Vec<Coupling>,
+    /// `.save` / `.probe`: the outputs asked for, with their lines; `None`
+    /// when no line names one (or one says `all`): every node voltage and
+    /// branch current is an output.
+    pub saves: Option<Vec<(Saved, usize)>>,
     /// `.options method=trap`: the trapezoidal rule (theta = 1/2).
     pub trapezoidal: bool,
     /// What was accepted and has no effect, for `check`.

@@ -10,7 +10,7 @@
 //! capacitor's nodes (nodes not listed at 0, as SPICE's `UIC`), else 0:
 //! there is no DC operating point.
 
-use super::elements::{Circuit, Kind, Waveform};
+use super::elements::{Circuit, Kind, Saved, Waveform};
 use super::mna::{axpy, unit, Columns, Row, Slot, Solution};
 use super::names::Namer;
 use super::topology::Role;
@@ -46,6 +46,7 @@ pub fn parts(
     let width = cols.width();
     let mut names = Namer::default();
     let starts = start_values(c)?;
+    let inverse = inverse_inductances(c)?;
     let (mut states, mut pairs) = (Vec::new(), Vec::new());
     let mut der: Vec<Row> = Vec::new();
     let mut rel: Vec<Row> = Vec::new();
@@ -71,13 +72,31 @@ pub fn parts(
             }
             (Kind::Inductor { l, .. }, Slot::State(s)) => {
                 let name = names.take(format!("I_{}", e.name), e.line, &e.name)?;
-                let mut row = sol.across(e.nodes);
-                row.iter_mut().for_each(|v| *v /= l);
-                der.push(row);
-                summary.push(format!(
-                    "state {name}: current of {} (from {p} to {q}), {name}' = (V({p}) - V({q}))/{l:e}",
-                    e.name
-                ));
+                match inverse.get(&i) {
+                    None => {
+                        let mut row = sol.across(e.nodes);
+                        row.iter_mut().for_each(|v| *v /= l);
+                        der.push(row);
+                        summary.push(format!(
+                            "state {name}: current of {} (from {p} to {q}), {name}' = (V({p}) - V({q}))/{l:e}",
+                            e.name
+                        ));
+                    }
+                    Some((terms, by)) => {
+                        let mut row = vec![0.0; width];
+                        let mut text = Vec::new();
+                        for &(j, gamma) in terms {
+                            axpy(&mut row, gamma, &sol.across(c.elements[j].nodes));
+                            text.push(format!("{gamma:e} v({})", c.elements[j].name));
+                        }
+                        der.push(row);
+                        summary.push(format!(
+                            "state {name}: current of {} (from {p} to {q}), coupled by {by}: {name}' = {} (a row of the inverse inductance matrix times the coupled inductors' voltages)",
+                            e.name,
+                            text.join(" + ")
+                        ));
+                    }
+                }
                 states.push(Variable {
                     name,
                     start: starts[s],
@@ -136,8 +155,10 @@ pub fn parts(
         }
     }
 
-    // Outputs: node voltages, then branch currents (and diode voltages).
+    // Outputs: node voltages, then branch currents (and diode voltages),
+    // each with what `.save` would call it (`None`: always an output).
     let mut outputs: Vec<(String, String, &str, String, Row)> = Vec::new();
+    let mut tags: Vec<Option<Saved>> = Vec::new();
     for v in 1..c.nodes.len() {
         let node = &c.nodes[v];
         let name = names.take(
@@ -152,6 +173,7 @@ pub fn parts(
             format!("V({node})"),
             sol.voltage(v),
         ));
+        tags.push(Some(Saved::Node(v)));
     }
     for (i, e) in c.elements.iter().enumerate() {
         let current = |name: &str| format!("current of {name} (from its first node to its second)");
@@ -173,11 +195,26 @@ pub fn parts(
                 }
                 Some(row)
             }
+            (Kind::Vcvs { .. } | Kind::Ccvs { .. }, _) => sol.current(i),
+            (Kind::Vccs { control, gain }, _) => {
+                let mut row = sol.across(*control);
+                row.iter_mut().for_each(|v| *v *= gain);
+                Some(row)
+            }
+            (Kind::Cccs { source, gain }, _) => {
+                let mut row = sol
+                    .current(*source)
+                    .expect("a voltage source is voltage-like");
+                row.iter_mut().for_each(|v| *v *= gain);
+                Some(row)
+            }
             _ => None,
         };
         if let Some(row) = row {
             let name = names.take(format!("I_{}", e.name), e.line, &e.name)?;
             outputs.push((name, current(&e.name), "A", format!("I({})", e.name), row));
+            let diode = matches!(e.kind, Kind::Diode(_));
+            tags.push((!diode).then_some(Saved::Current(i)));
         }
         if let Kind::Diode(_) = e.kind {
             let name = names.take(format!("V_{}", e.name), e.line, &e.name)?;
@@ -189,6 +226,22 @@ pub fn parts(
                 format!("V({p}) - V({q})"),
                 sol.across(e.nodes),
             ));
+            tags.push(None);
+        }
+    }
+    // `.save V(a, b)`: voltages between nodes, as outputs of their own.
+    for (saved, line) in c.saves.iter().flatten() {
+        if let Saved::Between(a, b) = *saved {
+            let (p, q) = (&c.nodes[a], &c.nodes[b]);
+            let name = names.take(format!("V_{p}_{q}"), *line, &format!("V({p}, {q})"))?;
+            outputs.push((
+                name,
+                format!("voltage of node {p} minus node {q}"),
+                "V",
+                format!("V({p}) - V({q})"),
+                sol.across([a, b]),
+            ));
+            tags.push(Some(*saved));
         }
     }
 
@@ -243,6 +296,26 @@ pub fn parts(
         .iter()
         .map(|(name, _, _, _, row)| (name.clone(), split.node(row, &variable_names, inputs)))
         .collect();
+    // With `.save` / `.probe`, the outputs are what they name and the
+    // diodes' currents and voltages.
+    let kept = |tag: &Option<Saved>| match (tag, &c.saves) {
+        (None, _) | (_, None) => true,
+        (Some(t), Some(list)) => list.iter().any(|(s, _)| s == t),
+    };
+    let outputs: Vec<_> = outputs
+        .into_iter()
+        .zip(&tags)
+        .filter(|(_, tag)| kept(tag))
+        .map(|(o, _)| o)
+        .collect();
+    if let Some(list) = &c.saves {
+        let shown: Vec<&str> = outputs.iter().map(|o| o.3.as_str()).collect();
+        summary.push(format!(
+            ".save / .probe (line {}): outputs {} (and the states)",
+            list.first().map_or(0, |s| s.1),
+            shown.join(", ")
+        ));
+    }
     let mut out = Vec::with_capacity(outputs.len());
     for (k, (name, description, unit_name, definition, row)) in outputs.into_iter().enumerate() {
         let (constant, program, on_w) = split.tail(&row);
@@ -415,4 +488,121 @@ fn start_values(c: &Circuit) -> Result<Vec<f64>, NetError> {
         ));
     }
     Ok(starts)
+}
+
+/// The rows of the inverse inductance matrix of every coupled inductor (by
+/// element index): the terms `(inductor, Γ_ij)` and the `K` lines that couple
+/// it. Inductors that no `K` names keep `1/L`. Each group of inductors
+/// joined by `K` lines gets its matrix `L_ii = Li`, `L_ij = k sqrt(Li Lj)`,
+/// which must be positive definite (the magnetic energy `i' L i / 2` of
+/// every current): `|k| = 1` makes it singular (an ideal transformer, whose
+/// magnetizing current is not a state), and several `K` lines can make it
+/// indefinite even with each `|k| < 1`; both are refused.
+#[allow(clippy::type_complexity)]
+fn inverse_inductances(
+    c: &Circuit,
+) -> Result<std::collections::HashMap<usize, (Vec<(usize, f64)>, String)>, NetError> {
+    use std::collections::HashMap;
+    let mut out = HashMap::new();
+    if c.couplings.is_empty() {
+        return Ok(out);
+    }
+    // Groups: union of the inductors each K line names.
+    let mut group: HashMap<usize, usize> = HashMap::new();
+    let find = |group: &HashMap<usize, usize>, mut a: usize| {
+        while let Some(&p) = group.get(&a) {
+            if p == a {
+                break;
+            }
+            a = p;
+        }
+        a
+    };
+    for k in &c.couplings {
+        for &i in &k.inductors {
+            group.entry(i).or_insert(i);
+        }
+        let root = find(&group, k.inductors[0]);
+        for &i in &k.inductors[1..] {
+            let r = find(&group, i);
+            group.insert(r, root);
+        }
+    }
+    let mut members: Vec<usize> = group.keys().copied().collect();
+    members.sort_unstable();
+    let mut roots: Vec<usize> = members.iter().map(|&i| find(&group, i)).collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let inductance = |i: usize| match c.elements[i].kind {
+        Kind::Inductor { l, .. } => l,
+        _ => unreachable!("couplings name inductors"),
+    };
+    for root in roots {
+        let list: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&i| find(&group, i) == root)
+            .collect();
+        let lines: Vec<&super::elements::Coupling> = c
+            .couplings
+            .iter()
+            .filter(|k| list.contains(&k.inductors[0]))
+            .collect();
+        let n = list.len();
+        let mut m = nalgebra::DMatrix::<f64>::zeros(n, n);
+        for (a, &i) in list.iter().enumerate() {
+            m[(a, a)] = inductance(i);
+        }
+        for k in &lines {
+            for (x, &i) in k.inductors.iter().enumerate() {
+                for &j in &k.inductors[x + 1..] {
+                    let (a, b) = (
+                        list.iter().position(|&v| v == i).unwrap(),
+                        list.iter().position(|&v| v == j).unwrap(),
+                    );
+                    let mutual = k.k * (inductance(i) * inductance(j)).sqrt();
+                    m[(a, b)] = mutual;
+                    m[(b, a)] = mutual;
+                }
+            }
+        }
+        let names: Vec<&str> = list.iter().map(|&i| c.elements[i].name.as_str()).collect();
+        let k_names: Vec<&str> = lines.iter().map(|k| k.name.as_str()).collect();
+        // Positive definite, with room: the smallest eigenvalue above
+        // rounding of the largest (k = 1 leaves it at rounding level).
+        let eig = m.clone().symmetric_eigenvalues();
+        let (lo, hi) = eig.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v.abs()))
+        });
+        if !(lo > 1e-12 * hi) {
+            let first = lines[0];
+            let why = if lines.iter().any(|k| k.k.abs() == 1.0) {
+                "|k| = 1 (perfect coupling, an ideal transformer) makes it singular: the magnetizing current is not a state; use |k| < 1 (e.g. 0.9999) or model the ideal transformer with E and F sources"
+            } else {
+                "the coupling coefficients together make it indefinite (no magnetic energy is negative): lower them"
+            };
+            return Err(NetError::at(
+                first.line,
+                format!(
+                    "{}: the inductance matrix of {} is not positive definite (smallest eigenvalue {lo:e} H): {why}",
+                    super::topology::list(&k_names),
+                    super::topology::list(&names),
+                ),
+            ));
+        }
+        let inv = m
+            .try_inverse()
+            .expect("a positive definite matrix has an inverse");
+        let by = super::topology::list(&k_names);
+        for (a, &i) in list.iter().enumerate() {
+            let terms = list
+                .iter()
+                .enumerate()
+                .filter(|(b, _)| inv[(a, *b)] != 0.0)
+                .map(|(b, &j)| (j, inv[(a, b)]))
+                .collect();
+            out.insert(i, (terms, by.clone()));
+        }
+    }
+    Ok(out)
 }

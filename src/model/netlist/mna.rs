@@ -4,7 +4,9 @@
 //!
 //! Unknowns `z`: the voltage of every node but the ground, then the current
 //! of every voltage-like branch (voltage sources, capacitors, diodes that
-//! give their voltage). Equations: Kirchhoff's current law at each node, and
+//! give their voltage, `E` and `H`, whose equations read their control's
+//! voltages or the controlling source's current from `z`; `F` and `G` add
+//! such terms to Kirchhoff's current law). Equations: Kirchhoff's current law at each node, and
 //! each voltage-like branch's `v(n+) - v(n-) - Rs i = value`. Knowns, the
 //! columns of `K`: the states `x` (capacitor voltages, inductor currents),
 //! the diode variables `u`, the sources `s` and a constant. `G z = K [x; u;
@@ -64,7 +66,11 @@ impl Columns {
                     ns += 1;
                     Slot::Source(ns - 1)
                 }
-                Kind::Resistor(_) => Slot::None,
+                Kind::Resistor(_)
+                | Kind::Vcvs { .. }
+                | Kind::Vccs { .. }
+                | Kind::Cccs { .. }
+                | Kind::Ccvs { .. } => Slot::None,
             })
             .collect();
         Columns { nx, nu, ns, slots }
@@ -159,8 +165,10 @@ pub fn solve(c: &Circuit, cols: &Columns) -> Result<Solution, NetError> {
     for (i, e) in c.elements.iter().enumerate() {
         let voltage_like = matches!(
             (&e.kind, cols.slots[i]),
-            (Kind::Voltage(_) | Kind::Capacitor { .. }, _)
-                | (Kind::Diode(_), Slot::Pair(_, Role::Voltage))
+            (
+                Kind::Voltage(_) | Kind::Capacitor { .. } | Kind::Vcvs { .. } | Kind::Ccvs { .. },
+                _
+            ) | (Kind::Diode(_), Slot::Pair(_, Role::Voltage))
         );
         if voltage_like {
             branch[i] = Some(nv);
@@ -188,8 +196,53 @@ pub fn solve(c: &Circuit, cols: &Columns) -> Result<Solution, NetError> {
             }
         }
     };
+    let branch_row = |i: usize| nodes - 1 + branch[i].expect("voltage-like");
     for (i, e) in c.elements.iter().enumerate() {
         let [p, q] = e.nodes;
+        // Controlled sources: entries of G only.
+        match e.kind {
+            Kind::Vcvs {
+                control: [cp, cq],
+                gain,
+            } => {
+                // v(n+) - v(n-) - gain (v(nc+) - v(nc-)) = 0.
+                let m = branch_row(i);
+                for (v, s) in [(cp, -gain), (cq, gain)] {
+                    if let Some(v) = at(v) {
+                        g[(m, v)] += s;
+                    }
+                }
+            }
+            Kind::Ccvs { source, gain } => {
+                // v(n+) - v(n-) - gain i(Vc) = 0.
+                let m = branch_row(i);
+                g[(m, branch_row(source))] -= gain;
+            }
+            Kind::Vccs {
+                control: [cp, cq],
+                gain,
+            } => {
+                // gain (v(nc+) - v(nc-)) leaves n+ and enters n-.
+                for (row, sr) in [(p, 1.0), (q, -1.0)] {
+                    for (col, sc) in [(cp, 1.0), (cq, -1.0)] {
+                        if let (Some(r), Some(k)) = (at(row), at(col)) {
+                            g[(r, k)] += sr * sc * gain;
+                        }
+                    }
+                }
+                continue;
+            }
+            Kind::Cccs { source, gain } => {
+                let k = branch_row(source);
+                for (row, sr) in [(p, 1.0), (q, -1.0)] {
+                    if let Some(r) = at(row) {
+                        g[(r, k)] += sr * gain;
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
         // The branch's value as a row of K.
         let (value, rs): (Row, f64) = match (&e.kind, cols.slots[i]) {
             (Kind::Resistor(r), _) => {
@@ -216,6 +269,7 @@ pub fn solve(c: &Circuit, cols: &Columns) -> Result<Solution, NetError> {
                     }
                 }
             }
+            (Kind::Vcvs { .. } | Kind::Ccvs { .. }, _) => (vec![0.0; width], 0.0),
             _ => unreachable!("slots follow the elements"),
         };
         match branch[i] {
@@ -249,13 +303,40 @@ pub fn solve(c: &Circuit, cols: &Columns) -> Result<Solution, NetError> {
     }
     // The topology's checks leave G nonsingular for positive resistances;
     // an exact zero pivot would mean a case they missed.
+    let scale = g.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let lu = g.lu();
+    // A controlled source can make G singular for particular gains (a
+    // voltage-controlled voltage source of gain 1 around its own control):
+    // a pivot at rounding level of the largest entry is a zero pivot.
+    let u = lu.u();
+    let controlled: Vec<&str> = c
+        .elements
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                Kind::Vcvs { .. } | Kind::Vccs { .. } | Kind::Cccs { .. } | Kind::Ccvs { .. }
+            )
+        })
+        .map(|e| e.name.as_str())
+        .collect();
+    let tiny = !controlled.is_empty() && (0..u.nrows()).any(|i| u[(i, i)].abs() <= 1e-13 * scale);
     let singular = || {
         NetError::at(
             c.elements.first().map_or(1, |e| e.line),
-            "the circuit's node equations are singular for these element values",
+            if controlled.is_empty() {
+                "the circuit's node equations are singular for these element values".to_string()
+            } else {
+                format!(
+                    "the circuit's node equations are singular for these element values (the controlled sources {} make a node voltage or a source current undetermined: check their gains and loops)",
+                    super::topology::list(&controlled)
+                )
+            },
         )
     };
+    if tiny {
+        return Err(singular());
+    }
     let z = lu.solve(&k).ok_or_else(singular)?;
     if z.iter().any(|v| !v.is_finite()) {
         return Err(singular());

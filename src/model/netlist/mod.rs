@@ -9,16 +9,19 @@
 //! - [`values`]: SPICE numbers with scale factors, `{expressions}` over
 //!   `.param` names;
 //! - [`parse`]: statements into a [`elements::Circuit`] (elements `R C L V I
-//!   D` with `IC=`, `DC`, `SIN`, `PULSE`, `PWL`; `.param .tran .ic .model
-//!   .options`); [`waveform`]: a source's waveform as a program of `time`;
+//!   D` with `IC=`, `DC`, `SIN`, `PULSE`, `PWL`, controlled sources `E F G
+//!   H`, couplings `K`, `X` instances of `.subckt`s expanded in place;
+//!   `.param .tran .ic .model .options .save .probe`); [`waveform`]: a
+//!   source's waveform as a program of `time`;
 //! - [`topology`]: the refusals of ill-posed circuits (an element on one
 //!   node, a node with one connection, a floating part, a loop of voltage
 //!   sources and capacitors, a cut-set of inductors and current sources),
 //!   and which side of each diode's pair is the multiplier;
 //! - `mna`: the node equations solved once for every voltage and current
 //!   as a linear function of states, multipliers and sources;
-//! - `lower`: those functions as `A B C D f g`, programs of time and
-//!   outputs, with the names of `names`.
+//! - `lower`: those functions as `A B C D f g` (coupled inductors through
+//!   their inverse inductance matrix), programs of time and outputs (those
+//!   `.save` names), with the names of `names`.
 //!
 //! Every refusal is a [`ModelError`] whose field is the line number, so it
 //! prints as `file:line: what is wrong`.

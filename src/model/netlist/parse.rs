@@ -1,5 +1,14 @@
-//! Statements into a [`Circuit`]: elements (`R C L V I D`) and directives
-//! (`.param .tran .ic .model .options`, and the ones accepted with no effect).
+//! Statements into a [`Circuit`]: elements (`R C L V I D`, the linear
+//! controlled sources `E F G H`, coupled inductors `K`, subcircuit instances
+//! `X`) and directives (`.param .tran .ic .model .options .save .probe`,
+//! `.subckt` ... `.ends`, and the ones accepted with no effect).
+//!
+//! A `.subckt` block is cut out of the lines first; each `X` instance reads
+//! its lines again where the instance is, with its ports on the instance's
+//! nodes, its own nodes and elements named `X1.n` and `X1.R1` (node 0 is
+//! global), and its `params:` evaluated (defaults over the netlist's
+//! `.param`s, the instance's values where it is written). A refusal inside
+//! names the body's line and the instance.
 //!
 //! `.param` lines are read first, in order (a parameter may use those defined
 //! before it), so an element may use a parameter defined below it, as in
@@ -7,7 +16,7 @@
 //! refusal names the line and what is wrong; element, node, model and
 //! parameter names are case-insensitive.
 
-use super::elements::{Circuit, DiodeModel, Element, Kind, Tran, Waveform};
+use super::elements::{Circuit, Coupling, DiodeModel, Element, Kind, Saved, Tran, Waveform};
 use super::lines::{self, Line, Token};
 use super::values::{number, Params};
 use super::NetError;
@@ -16,18 +25,12 @@ use std::collections::HashMap;
 /// Element letters SPICE knows that this reader does not support yet.
 const NOT_YET: &[(char, &str)] = &[
     ('b', "behavioural source"),
-    ('e', "voltage-controlled voltage source"),
-    ('f', "current-controlled current source"),
-    ('g', "voltage-controlled current source"),
-    ('h', "current-controlled voltage source"),
     ('j', "JFET"),
-    ('k', "coupled inductors"),
     ('m', "MOSFET"),
     ('q', "bipolar transistor"),
     ('s', "voltage-controlled switch"),
     ('t', "transmission line"),
     ('w', "current-controlled switch"),
-    ('x', "subcircuit instance"),
     ('z', "MESFET"),
 ];
 
@@ -39,12 +42,17 @@ const ANALYSES: &[&str] = &[
 
 /// Directives of netlist structure that are not supported yet.
 const STRUCTURE: &[&str] = &[
-    ".subckt", ".ends", ".include", ".inc", ".lib", ".endl", ".func", ".global", ".temp",
-    ".nodeset", ".csparam", ".if", ".else", ".endif",
+    ".include", ".inc", ".lib", ".endl", ".func", ".global", ".temp", ".nodeset", ".csparam",
+    ".if", ".else", ".endif",
 ];
 
-/// Output requests: every node voltage and branch current is an output already.
-const OUTPUT_REQUESTS: &[&str] = &[".save", ".probe", ".print", ".plot", ".width"];
+/// Output requests of SPICE's printer: `.save` and `.probe` choose the
+/// outputs; these have no effect.
+const OUTPUT_REQUESTS: &[&str] = &[".print", ".plot", ".width"];
+
+/// Most elements once every `X` instance is expanded (nested instances
+/// multiply).
+const MAX_ELEMENTS: usize = 100_000;
 
 /// SPICE's diode parameters of the exponential model, accepted and ignored.
 const EXPONENTIAL: &[&str] = &[
@@ -62,8 +70,9 @@ const MAX_PWL_POINTS: usize = 1000;
 pub fn circuit(text: &lines::Text, inputs: &[String]) -> Result<Circuit, NetError> {
     let mut lines = Vec::with_capacity(text.lines.len());
     for line in &text.lines {
-        lines.push((line, lines::tokens(line)?));
+        lines.push((line.clone(), lines::tokens(line)?));
     }
+    let (lines, subckts) = subcircuits(lines)?;
     let mut reader = Reader {
         circuit: Circuit {
             title: text.title.clone().unwrap_or_default(),
@@ -72,10 +81,17 @@ pub fn circuit(text: &lines::Text, inputs: &[String]) -> Result<Circuit, NetErro
             ..Circuit::default()
         },
         params: Params::default(),
+        global_params: Params::default(),
         node_index: HashMap::from([("0".to_string(), 0), ("gnd".to_string(), 0)]),
         names: HashMap::new(),
         models: HashMap::new(),
         diode_models: Vec::new(),
+        controls: Vec::new(),
+        couplings: Vec::new(),
+        saves: Vec::new(),
+        save_all: false,
+        subckts,
+        scope: Scope::default(),
         inputs,
     };
     if !text.control_blocks.is_empty() {
@@ -89,13 +105,22 @@ pub fn circuit(text: &lines::Text, inputs: &[String]) -> Result<Circuit, NetErro
             join_numbers(&text.control_blocks)
         ));
     }
-    // Parameters first, then models, then the rest.
+    // Parameters first, then models (at the top and in subcircuits: a
+    // model is global), then the rest.
     for (line, tokens) in &lines {
         if keyword(tokens).as_deref() == Some(".param") {
             reader.param(line, tokens)?;
         }
     }
-    for (line, tokens) in &lines {
+    reader.global_params = reader.params.clone();
+    let bodies: Vec<(Line, Vec<Token>)> = reader
+        .subckts
+        .values()
+        .flat_map(|s| s.body.iter().cloned())
+        .collect();
+    let mut models: Vec<&(Line, Vec<Token>)> = lines.iter().chain(&bodies).collect();
+    models.sort_by_key(|(l, _)| l.number);
+    for (line, tokens) in models {
         if keyword(tokens).as_deref() == Some(".model") {
             reader.model(line, tokens)?;
         }
@@ -108,9 +133,167 @@ pub fn circuit(text: &lines::Text, inputs: &[String]) -> Result<Circuit, NetErro
         }
     }
     reader.resolve_diodes()?;
+    reader.resolve_controls()?;
+    reader.resolve_couplings()?;
+    reader.resolve_saves()?;
     let mut c = reader.circuit;
     fill_source_defaults(&mut c);
     Ok(c)
+}
+
+/// A `.subckt` definition: its ports, its parameters' defaults and its lines.
+#[derive(Clone, Debug)]
+struct Subckt {
+    /// As written.
+    name: String,
+    line: usize,
+    /// Lower-case port names.
+    ports: Vec<String>,
+    /// `params:` defaults (lower-case names), evaluated where the
+    /// definition is (the netlist's `.param` names).
+    params: Vec<(String, Token)>,
+    body: Vec<(Line, Vec<Token>)>,
+}
+
+/// Where the elements being read are: the top level, or inside `X`
+/// instances (`X1.X2.`).
+#[derive(Clone, Debug, Default)]
+struct Scope {
+    /// `X1.X2.` (empty at the top level).
+    prefix: String,
+    /// Lower-case port name to the node it is connected to.
+    ports: HashMap<String, usize>,
+    /// The subcircuits being expanded, outermost first, with the instance
+    /// and its line: for recursion and messages.
+    stack: Vec<(String, String, usize)>,
+}
+
+/// The netlist's lines without its `.subckt` ... `.ends` blocks, and those
+/// blocks by lower-case name.
+#[allow(clippy::type_complexity)]
+fn subcircuits(
+    lines: Vec<(Line, Vec<Token>)>,
+) -> Result<(Vec<(Line, Vec<Token>)>, HashMap<String, Subckt>), NetError> {
+    let mut top = Vec::new();
+    let mut subckts: HashMap<String, Subckt> = HashMap::new();
+    let mut open: Option<Subckt> = None;
+    for (line, tokens) in lines {
+        let k = keyword(&tokens);
+        match k.as_deref() {
+            Some(".subckt") => {
+                if let Some(s) = &open {
+                    return Err(NetError::at(
+                        line.number,
+                        format!(
+                            ".subckt inside .subckt {} (line {}): nested definitions are not supported; define each subcircuit at the top level",
+                            s.name, s.line
+                        ),
+                    ));
+                }
+                open = Some(subckt_header(&line, &tokens)?);
+            }
+            Some(".ends") => {
+                let Some(s) = open.take() else {
+                    return Err(NetError::at(line.number, ".ends without .subckt"));
+                };
+                if let Some(Token::Word(w)) = tokens.get(1) {
+                    if !w.eq_ignore_ascii_case(&s.name) {
+                        return Err(NetError::at(
+                            line.number,
+                            format!(".ends {w} closes .subckt {} (line {})", s.name, s.line),
+                        ));
+                    }
+                }
+                let key = s.name.to_ascii_lowercase();
+                if let Some(first) = subckts.get(&key) {
+                    return Err(NetError::at(
+                        s.line,
+                        format!(
+                            ".subckt {} is already defined at line {}",
+                            s.name, first.line
+                        ),
+                    ));
+                }
+                subckts.insert(key, s);
+            }
+            _ => match &mut open {
+                Some(s) => {
+                    let allowed = k
+                        .as_deref()
+                        .is_none_or(|k| !k.starts_with('.') || k == ".model");
+                    if !allowed {
+                        return Err(NetError::at(
+                            line.number,
+                            format!(
+                                "{} inside .subckt {} is not supported (a subcircuit holds elements, X instances and .model lines; its parameters are given with params: on the .subckt line)",
+                                k.unwrap_or_default(),
+                                s.name
+                            ),
+                        ));
+                    }
+                    s.body.push((line, tokens));
+                }
+                None => top.push((line, tokens)),
+            },
+        }
+    }
+    if let Some(s) = open {
+        return Err(NetError::at(
+            s.line,
+            format!(".subckt {} is never closed (.ends is missing)", s.name),
+        ));
+    }
+    Ok((top, subckts))
+}
+
+/// `.subckt name port... [params:] [name=value ...]`.
+fn subckt_header(line: &Line, tokens: &[Token]) -> Result<Subckt, NetError> {
+    let mut c = Cursor {
+        tokens,
+        pos: 1,
+        line: line.number,
+    };
+    let name = c.word(".subckt: its name")?;
+    let mut ports: Vec<String> = Vec::new();
+    let mut params = Vec::new();
+    while let Some(t) = c.next().cloned() {
+        let Token::Word(w) = t else {
+            return c.fail(format!(".subckt {name}: unexpected '{}'", t.text()));
+        };
+        let lower = w.to_ascii_lowercase();
+        if lower == "params:" {
+            continue;
+        }
+        if c.peek() == Some(&Token::Equals) {
+            c.next();
+            let Some(v) = c.next().cloned() else {
+                return c.fail(format!(".subckt {name}: the value of {w} is missing"));
+            };
+            params.push((lower, v));
+            continue;
+        }
+        if !params.is_empty() {
+            return c.fail(format!(
+                ".subckt {name}: port '{w}' after the parameters (ports come first)"
+            ));
+        }
+        if lower == "0" || lower == "gnd" {
+            return c.fail(format!(
+                ".subckt {name}: the ground cannot be a port (node 0 is global: use it inside the subcircuit)"
+            ));
+        }
+        if ports.contains(&lower) {
+            return c.fail(format!(".subckt {name}: port '{w}' is listed twice"));
+        }
+        ports.push(lower);
+    }
+    Ok(Subckt {
+        name,
+        line: line.number,
+        ports,
+        params,
+        body: Vec::new(),
+    })
 }
 
 fn keyword(tokens: &[Token]) -> Option<String> {
@@ -122,9 +305,17 @@ fn join_numbers(v: &[usize]) -> String {
     s.join(", ")
 }
 
+/// A name of an element inside the scope it was written in, resolved when
+/// every element is read: (full lower-case name, as written, line).
+type Pending = (String, String, usize);
+
 struct Reader<'i> {
     circuit: Circuit,
+    /// The parameters where the lines being read are: the netlist's, or a
+    /// subcircuit instance's.
     params: Params,
+    /// The netlist's `.param` values.
+    global_params: Params,
     /// Lower-case node name to index.
     node_index: HashMap<String, usize>,
     /// Lower-case element name to its line.
@@ -133,8 +324,26 @@ struct Reader<'i> {
     models: HashMap<String, (DiodeModel, usize)>,
     /// Diodes waiting for their model: element index, model name as written.
     diode_models: Vec<(usize, String)>,
+    /// `F` and `H` waiting for their controlling source: element index and
+    /// the source's name.
+    controls: Vec<(usize, Pending)>,
+    /// `K` lines waiting for their inductors: name, line, inductors, k.
+    couplings: Vec<(String, usize, Vec<Pending>, f64)>,
+    /// `.save` / `.probe` requests: `V(n)`, `V(a, b)` or `I(x)`.
+    saves: Vec<(SaveRequest, usize)>,
+    /// A `.save all`.
+    save_all: bool,
+    subckts: HashMap<String, Subckt>,
+    scope: Scope,
     /// FMU input names.
     inputs: &'i [String],
+}
+
+/// A `.save` request as written, resolved once every node is known.
+enum SaveRequest {
+    Node(String),
+    Between(String, String),
+    Current(String),
 }
 
 /// A cursor over one line's tokens.
@@ -198,6 +407,17 @@ impl Reader<'_> {
             None => return c.fail(format!("{element}: its {which} node is missing")),
         };
         let key = name.to_ascii_lowercase();
+        if let Some(&i) = self.scope.ports.get(&key) {
+            return Ok(i);
+        }
+        // Node 0 is global; the others inside a subcircuit are its own.
+        let (name, key) = if key == "0" || key == "gnd" || self.scope.prefix.is_empty() {
+            (name, key)
+        } else {
+            let full = format!("{}{name}", self.scope.prefix);
+            let key = full.to_ascii_lowercase();
+            (full, key)
+        };
         if let Some(&i) = self.node_index.get(&key) {
             return Ok(i);
         }
@@ -344,6 +564,7 @@ impl Reader<'_> {
                 self.circuit.title = rest[".title".len()..].trim().to_string();
                 Ok(())
             }
+            ".save" | ".probe" => self.save(&mut c, k),
             k if OUTPUT_REQUESTS.contains(&k) => {
                 self.circuit.notes.push(format!(
                     "{k} (line {}) has no effect: every node voltage and branch current is an output",
@@ -486,33 +707,53 @@ impl Reader<'_> {
             pos: 0,
             line: line.number,
         };
-        let name = match c.next().cloned() {
+        let local = match c.next().cloned() {
             Some(Token::Word(w)) => w,
             Some(t) => return c.fail(format!("a line cannot start with '{}'", t.text())),
             None => return Ok(()),
         };
-        let letter = name
+        let letter = local
             .chars()
             .next()
             .map(|ch| ch.to_ascii_lowercase())
             .unwrap_or(' ');
-        if !"rclvid".contains(letter) {
+        if !"rclviddefghkx".contains(letter) {
             if let Some((_, what)) = NOT_YET.iter().find(|(l, _)| *l == letter) {
                 return c.fail(format!(
-                    "{name}: element type '{}' ({what}) is not supported yet",
+                    "{local}: element type '{}' ({what}) is not supported yet",
                     letter.to_ascii_uppercase()
                 ));
             }
             return c.fail(format!(
-                "{name}: unknown element letter '{}' (supported: R, C, L, V, I, D)",
-                name.chars().next().unwrap_or(' ')
+                "{local}: unknown element letter '{}' (supported: R, C, L, K, V, I, E, F, G, H, D, X)",
+                local.chars().next().unwrap_or(' ')
             ));
         }
+        // Inside a subcircuit, X1's R2 is X1.R2.
+        let name = format!("{}{local}", self.scope.prefix);
         let key = name.to_ascii_lowercase();
         if let Some(first) = self.names.get(&key) {
             return c.fail(format!(
                 "{name}: an element of that name is already defined at line {first}"
             ));
+        }
+        if self.circuit.elements.len() >= MAX_ELEMENTS {
+            return c.fail(format!(
+                "{name}: more than {MAX_ELEMENTS} elements once the subcircuits are expanded"
+            ));
+        }
+        match letter {
+            'x' => {
+                self.names.insert(key, line.number);
+                return self.instance(&mut c, &name);
+            }
+            'k' => {
+                let coupling = self.coupling(&mut c, &name)?;
+                self.names.insert(key, line.number);
+                self.couplings.push(coupling);
+                return Ok(());
+            }
+            _ => {}
         }
         let p = self.node(&mut c, &name, "first")?;
         let n = self.node(&mut c, &name, "second")?;
@@ -553,13 +794,43 @@ impl Reader<'_> {
                     Kind::Current(w)
                 }
             }
-            _ => {
+            'd' => {
                 let model = c.word(&format!("{name}: its model name"))?;
                 self.diode_models.push((self.circuit.elements.len(), model));
                 if c.peek().and_then(Token::keyword).as_deref() == Some("off") {
                     c.next();
                 }
                 Kind::Diode(DiodeModel::IDEAL)
+            }
+            'e' | 'g' => {
+                self.linear_only(&c, &name)?;
+                let cp = self.node(&mut c, &name, "positive control")?;
+                let cn = self.node(&mut c, &name, "negative control")?;
+                let gain = self.gain(&mut c, &name, letter)?;
+                if letter == 'e' {
+                    Kind::Vcvs {
+                        control: [cp, cn],
+                        gain,
+                    }
+                } else {
+                    Kind::Vccs {
+                        control: [cp, cn],
+                        gain,
+                    }
+                }
+            }
+            _ => {
+                // 'f' | 'h': the controlling voltage source, then the gain.
+                let source = c.word(&format!("{name}: its controlling voltage source"))?;
+                let full = format!("{}{source}", self.scope.prefix);
+                let pending = (full.to_ascii_lowercase(), source, c.line);
+                self.controls.push((self.circuit.elements.len(), pending));
+                let gain = self.gain(&mut c, &name, letter)?;
+                if letter == 'f' {
+                    Kind::Cccs { source: 0, gain }
+                } else {
+                    Kind::Ccvs { source: 0, gain }
+                }
             }
         };
         if let Some(t) = c.peek() {
@@ -571,7 +842,9 @@ impl Reader<'_> {
                     'r' => "two nodes and a value",
                     'c' | 'l' => "two nodes, a value and IC=",
                     'v' | 'i' => "two nodes, [DC] value and SIN, PULSE or PWL",
-                    _ => "anode, cathode and a model name",
+                    'd' => "anode, cathode and a model name",
+                    'e' | 'g' => "two nodes, two control nodes and a gain",
+                    _ => "two nodes, a voltage source's name and a gain",
                 }
             ));
         }
@@ -693,6 +966,380 @@ impl Reader<'_> {
             let what = format!("{name}: {} argument {}", k.to_uppercase(), args.len() + 1);
             args.push(self.value(c, &what)?);
         }
+    }
+
+    /// A controlled source's gain: a number or `{expression}`; SPICE's
+    /// nonlinear forms are refused.
+    fn gain(&self, c: &mut Cursor, name: &str, letter: char) -> Result<f64, NetError> {
+        let what = match letter {
+            'e' => "voltage gain",
+            'f' => "current gain",
+            'g' => "transconductance",
+            _ => "transresistance",
+        };
+        self.linear_only(c, name)?;
+        let v = self.value(c, &format!("{name}: its {what}"))?;
+        Ok(v)
+    }
+
+    /// Refuses SPICE's nonlinear forms of a controlled source (`POLY`,
+    /// `VALUE=`, `TABLE`, ...) where its control or gain would be.
+    fn linear_only(&self, c: &Cursor, name: &str) -> Result<(), NetError> {
+        if let Some(k) = c.peek().and_then(Token::keyword) {
+            if ["poly", "value", "table", "laplace", "vol", "cur", "freq"].contains(&k.as_str()) {
+                return c.fail(format!(
+                    "{name}: {} is not supported (a controlled source is linear: a gain alone)",
+                    k.to_ascii_uppercase()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `K name L1 L2 [L3 ...] k`.
+    fn coupling(
+        &mut self,
+        c: &mut Cursor,
+        name: &str,
+    ) -> Result<(String, usize, Vec<Pending>, f64), NetError> {
+        let mut inductors: Vec<Pending> = Vec::new();
+        while let Some(Token::Word(w)) = c.peek().cloned() {
+            let last = c.pos + 1 == c.tokens.len();
+            if last {
+                break;
+            }
+            c.next();
+            if !w.to_ascii_lowercase().starts_with('l') {
+                return c.fail(format!(
+                    "{name}: '{w}' is not an inductor (K couples inductors: K1 L1 L2 k)"
+                ));
+            }
+            let full = format!("{}{w}", self.scope.prefix);
+            if inductors
+                .iter()
+                .any(|(k, _, _)| *k == full.to_ascii_lowercase())
+            {
+                return c.fail(format!("{name}: {w} is listed twice"));
+            }
+            inductors.push((full.to_ascii_lowercase(), w, c.line));
+        }
+        if inductors.len() < 2 {
+            return c.fail(format!(
+                "{name}: K takes two or more inductors and the coupling coefficient (K1 L1 L2 k)"
+            ));
+        }
+        let k = self.value(c, &format!("{name}: its coupling coefficient"))?;
+        if !(k.abs() <= 1.0) {
+            return c.fail(format!(
+                "{name}: coupling coefficient {k} is outside [-1, 1] (M = k sqrt(L1 L2) cannot exceed sqrt(L1 L2))"
+            ));
+        }
+        if let Some(t) = c.peek() {
+            return c.fail(format!("{name}: unexpected '{}' after k", t.text()));
+        }
+        Ok((name.to_string(), c.line, inductors, k))
+    }
+
+    /// `X name node... subckt [params:] [p=value ...]`: the subcircuit's
+    /// lines read again with its ports on `node...`, its own nodes and
+    /// elements named `name.node` and `name.element`.
+    fn instance(&mut self, c: &mut Cursor, name: &str) -> Result<(), NetError> {
+        let mut words: Vec<String> = Vec::new();
+        let mut overrides: Vec<(String, Token)> = Vec::new();
+        while let Some(t) = c.next().cloned() {
+            let Token::Word(w) = t else {
+                return c.fail(format!("{name}: unexpected '{}'", t.text()));
+            };
+            if w.eq_ignore_ascii_case("params:") {
+                continue;
+            }
+            if c.peek() == Some(&Token::Equals) {
+                c.next();
+                let Some(v) = c.next().cloned() else {
+                    return c.fail(format!("{name}: the value of {w} is missing"));
+                };
+                overrides.push((w.to_ascii_lowercase(), v));
+            } else if !overrides.is_empty() {
+                return c.fail(format!(
+                    "{name}: '{w}' after the parameters (nodes and the subcircuit's name come first)"
+                ));
+            } else {
+                words.push(w);
+            }
+        }
+        let Some(sub_name) = words.pop() else {
+            return c.fail(format!(
+                "{name}: X takes its nodes and a subcircuit's name (X1 a b name)"
+            ));
+        };
+        let Some(sub) = self.subckts.get(&sub_name.to_ascii_lowercase()).cloned() else {
+            return c.fail(format!(
+                "{name}: subcircuit '{sub_name}' is not defined (.subckt {sub_name} ... .ends)"
+            ));
+        };
+        if let Some(k) = self.scope.stack.iter().position(|(s, _, _)| *s == sub.name) {
+            let chain: Vec<String> = self.scope.stack[k..]
+                .iter()
+                .map(|(s, x, l)| format!("{x} ({s}, line {l})"))
+                .collect();
+            return c.fail(format!(
+                "{name}: subcircuit {} instances itself ({} -> {name}): recursion has no end",
+                sub.name,
+                chain.join(" -> ")
+            ));
+        }
+        if words.len() != sub.ports.len() {
+            return c.fail(format!(
+                "{name}: subcircuit {} (line {}) has {} port{}, the instance gives {} node{}",
+                sub.name,
+                sub.line,
+                sub.ports.len(),
+                if sub.ports.len() == 1 { "" } else { "s" },
+                words.len(),
+                if words.len() == 1 { "" } else { "s" },
+            ));
+        }
+        let mut ports = HashMap::new();
+        for (port, node) in sub.ports.iter().zip(&words) {
+            let token = [Token::Word(node.clone())];
+            let mut one = Cursor {
+                tokens: &token,
+                pos: 0,
+                line: c.line,
+            };
+            let index = self.node(&mut one, name, "port")?;
+            ports.insert(port.clone(), index);
+        }
+        // Defaults at the definition (the netlist's parameters), then the
+        // instance's values where it is written.
+        let mut params = self.global_params.clone();
+        for (p, v) in &sub.params {
+            let value =
+                self.global_params
+                    .value(v, sub.line, &format!(".subckt {}: {p}", sub.name))?;
+            params.define(p, value);
+        }
+        for (p, v) in &overrides {
+            if !sub.params.iter().any(|(q, _)| q == p) {
+                return c.fail(format!(
+                    "{name}: subcircuit {} has no parameter '{p}' (its params: {})",
+                    sub.name,
+                    if sub.params.is_empty() {
+                        "none".to_string()
+                    } else {
+                        sub.params
+                            .iter()
+                            .map(|(q, _)| q.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                ));
+            }
+            let value = self.params.value(v, c.line, &format!("{name}: {p}"))?;
+            params.define(p, value);
+        }
+        let mut stack = self.scope.stack.clone();
+        stack.push((sub.name.clone(), name.to_string(), c.line));
+        let inner = Scope {
+            prefix: format!("{name}."),
+            ports,
+            stack,
+        };
+        let outer_scope = std::mem::replace(&mut self.scope, inner);
+        let outer_params = std::mem::replace(&mut self.params, params);
+        let mut result = Ok(());
+        for (line, tokens) in &sub.body {
+            if keyword(tokens).as_deref() == Some(".model") {
+                continue;
+            }
+            if let Err(mut e) = self.element(line, tokens) {
+                if !e.message.contains(" (in ") {
+                    e.message = format!(
+                        "{} (in {name}, an instance of .subckt {} at line {})",
+                        e.message, sub.name, c.line
+                    );
+                }
+                result = Err(e);
+                break;
+            }
+        }
+        self.scope = outer_scope;
+        self.params = outer_params;
+        result
+    }
+
+    /// `.save` / `.probe`: `V(n)`, `V(a, b)`, `I(x)`, a bare node name,
+    /// `all`.
+    fn save(&mut self, c: &mut Cursor, k: &str) -> Result<(), NetError> {
+        while let Some(t) = c.next().cloned() {
+            let Token::Word(w) = t else {
+                return c.fail(format!("{k}: unexpected '{}'", t.text()));
+            };
+            let lower = w.to_ascii_lowercase();
+            if lower == "all" {
+                self.save_all = true;
+                self.circuit.notes.push(format!(
+                    "{k} all (line {}): every node voltage and branch current is an output",
+                    c.line
+                ));
+                continue;
+            }
+            if ["tran", "dc", "ac", "op"].contains(&lower.as_str()) && self.saves.is_empty() {
+                // `.probe tran v(out)`: the analysis named first.
+                continue;
+            }
+            if c.peek() != Some(&Token::Open) {
+                if lower.starts_with('@') || lower.contains('#') {
+                    return c.fail(format!(
+                        "{k}: '{w}' is not supported (V(node), V(a, b), I(element) or a node name)"
+                    ));
+                }
+                self.saves.push((SaveRequest::Node(w), c.line));
+                continue;
+            }
+            c.next();
+            let first = c.word(&format!("{k} {w}(...): a name"))?;
+            let second = if c.peek() != Some(&Token::Close) {
+                Some(c.word(&format!("{k} {w}({first}, ...): a node"))?)
+            } else {
+                None
+            };
+            if c.next() != Some(&Token::Close) {
+                return c.fail(format!("{k}: ')' of {w}({first} is missing"));
+            }
+            let request = match (lower.as_str(), second) {
+                ("v", None) => SaveRequest::Node(first),
+                ("v", Some(b)) => SaveRequest::Between(first, b),
+                ("i", None) => SaveRequest::Current(first),
+                _ => {
+                    return c.fail(format!(
+                        "{k}: '{w}(...)' is not supported (V(node), V(a, b) or I(element))"
+                    ))
+                }
+            };
+            self.saves.push((request, c.line));
+        }
+        Ok(())
+    }
+
+    fn element_index(&self, key: &str) -> Option<usize> {
+        self.circuit
+            .elements
+            .iter()
+            .position(|e| e.name.eq_ignore_ascii_case(key))
+    }
+
+    fn resolve_controls(&mut self) -> Result<(), NetError> {
+        for (i, (key, written, line)) in std::mem::take(&mut self.controls) {
+            let e = &self.circuit.elements[i];
+            let found = self.element_index(&key);
+            let Some(v) =
+                found.filter(|&v| matches!(self.circuit.elements[v].kind, Kind::Voltage(_)))
+            else {
+                return Err(NetError::at(
+                    line,
+                    match found {
+                        Some(v) => format!(
+                            "{}: {written} is a {}; a current-controlled source reads the current of a voltage source (add a 0 V source in series to sense it)",
+                            e.name,
+                            self.circuit.elements[v].kind.noun()
+                        ),
+                        None => format!(
+                            "{}: voltage source '{written}' is not in the circuit",
+                            e.name
+                        ),
+                    },
+                ));
+            };
+            match &mut self.circuit.elements[i].kind {
+                Kind::Cccs { source, .. } | Kind::Ccvs { source, .. } => *source = v,
+                _ => unreachable!("controls are F and H"),
+            }
+        }
+        Ok(())
+    }
+
+    fn resolve_couplings(&mut self) -> Result<(), NetError> {
+        let mut coupled: HashMap<(usize, usize), (String, usize)> = HashMap::new();
+        for (name, line, inductors, k) in std::mem::take(&mut self.couplings) {
+            let mut list = Vec::new();
+            for (key, written, _) in &inductors {
+                let found = self.element_index(key);
+                match found.map(|i| &self.circuit.elements[i].kind) {
+                    Some(Kind::Inductor { .. }) => list.push(found.unwrap()),
+                    Some(other) => {
+                        return Err(NetError::at(
+                            line,
+                            format!("{name}: {written} is a {}, not an inductor", other.noun()),
+                        ))
+                    }
+                    None => {
+                        return Err(NetError::at(
+                            line,
+                            format!("{name}: inductor '{written}' is not in the circuit"),
+                        ))
+                    }
+                }
+            }
+            for (a, &i) in list.iter().enumerate() {
+                for &j in &list[a + 1..] {
+                    let pair = (i.min(j), i.max(j));
+                    if let Some((other, first)) = coupled.get(&pair) {
+                        return Err(NetError::at(
+                            line,
+                            format!(
+                                "{name}: {} and {} are already coupled by {other} (line {first})",
+                                self.circuit.elements[pair.0].name,
+                                self.circuit.elements[pair.1].name
+                            ),
+                        ));
+                    }
+                    coupled.insert(pair, (name.clone(), line));
+                }
+            }
+            self.circuit.couplings.push(Coupling {
+                name,
+                line,
+                inductors: list,
+                k,
+            });
+        }
+        Ok(())
+    }
+
+    fn resolve_saves(&mut self) -> Result<(), NetError> {
+        if self.save_all || self.saves.is_empty() {
+            return Ok(());
+        }
+        let node = |name: &str, line: usize| -> Result<usize, NetError> {
+            self.node_index
+                .get(&name.to_ascii_lowercase())
+                .copied()
+                .ok_or_else(|| {
+                    NetError::at(line, format!(".save: node '{name}' is not in the circuit"))
+                })
+        };
+        let mut out = Vec::new();
+        for (request, line) in &self.saves {
+            let saved = match request {
+                SaveRequest::Node(n) => Saved::Node(node(n, *line)?),
+                SaveRequest::Between(a, b) => Saved::Between(node(a, *line)?, node(b, *line)?),
+                SaveRequest::Current(x) => {
+                    let Some(i) = self.element_index(x) else {
+                        return Err(NetError::at(
+                            *line,
+                            format!(".save: element '{x}' is not in the circuit"),
+                        ));
+                    };
+                    Saved::Current(i)
+                }
+            };
+            if !out.iter().any(|(s, _)| *s == saved) {
+                out.push((saved, *line));
+            }
+        }
+        self.circuit.saves = Some(out);
+        Ok(())
     }
 
     fn resolve_diodes(&mut self) -> Result<(), NetError> {

@@ -26,6 +26,10 @@
 //!   reaches the states only through the multipliers: switched branches are
 //!   fully implicit in the theta step (`h B u`), whatever theta.
 //!
+//! Controlled sources take the class of the source they are: `E` and `H`
+//! voltage sources, `F` and `G` current sources (their control only senses,
+//! so a node that only a control names is refused).
+//!
 //! Before that: an element whose two ends are one node, a node with one
 //! connection and a part of the circuit not connected to the ground are
 //! refused, with the elements named.
@@ -104,7 +108,7 @@ pub fn analyse(c: &Circuit) -> Result<Vec<Option<Role>>, NetError> {
             ));
         }
         let class = match &e.kind {
-            Kind::Voltage(_) => Class::Voltage,
+            Kind::Voltage(_) | Kind::Vcvs { .. } | Kind::Ccvs { .. } => Class::Voltage,
             Kind::Capacitor { .. } => Class::Capacitor,
             Kind::Resistor(_) => Class::Resistor,
             Kind::Diode(m) => {
@@ -118,7 +122,7 @@ pub fn analyse(c: &Circuit) -> Result<Vec<Option<Role>>, NetError> {
                 Class::Diode
             }
             Kind::Inductor { .. } => Class::Inductor,
-            Kind::Current(_) => Class::Current,
+            Kind::Current(_) | Kind::Vccs { .. } | Kind::Cccs { .. } => Class::Current,
         };
         edges.push(Edge {
             element: i,
@@ -135,6 +139,23 @@ pub fn analyse(c: &Circuit) -> Result<Vec<Option<Role>>, NetError> {
         }
     }
     for (v, list) in incident.iter().enumerate().skip(1) {
+        if list.is_empty() {
+            // Only a controlled source's control terminal names it.
+            let sensing = c.elements.iter().find(|e| match e.kind {
+                Kind::Vcvs { control, .. } | Kind::Vccs { control, .. } => control.contains(&v),
+                _ => false,
+            });
+            let (line, name) = sensing.map_or((c.node_lines[v], "a control"), |e| {
+                (e.line, e.name.as_str())
+            });
+            return Err(NetError::at(
+                line,
+                format!(
+                    "node '{}' is only sensed (by {name}'s control terminals): no element connects it, so its voltage is undetermined",
+                    c.nodes[v]
+                ),
+            ));
+        }
         if let [only] = list[..] {
             let e = &c.elements[only];
             return Err(NetError::at(

@@ -18,7 +18,7 @@ use super::NetError;
 use crate::model::expr::{self, Expr};
 
 /// The `.param` values, in definition order.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Params {
     /// Lower-case names.
     names: Vec<String>,

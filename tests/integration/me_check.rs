@@ -67,8 +67,9 @@ fn every_first_order_model_passes_through_model_exchange() {
     let runner = Path::new(env!("CARGO_BIN_EXE_lcsfmu"));
     let models = first_order();
     // The 13 linear ones (filippov_slide among them) and vdp_saturation,
-    // diode_bridge_source, buck_pwm, pm_braking_bridge, heat_losses_friction.
-    assert_eq!(models.len(), 18, "{models:?}");
+    // diode_bridge_source, buck_pwm, pm_braking_bridge, heat_losses_friction,
+    // and smc_implicit (sampled: its samples are time events).
+    assert_eq!(models.len(), 19, "{models:?}");
     let mut with_events = 0;
     for stem in &models {
         for cs in [false, true] {

@@ -62,8 +62,8 @@ fn smc_implicit_under_model_exchange_gives_the_co_simulation_run() {
             };
             i.set_time(end).unwrap();
             i.get_derivatives(&mut dx).unwrap();
-            for c in 0..2 {
-                x[c] += (end - t) * dx[c];
+            for (xc, dc) in x.iter_mut().zip(&dx) {
+                *xc += (end - t) * dc;
             }
             i.set_continuous_states(&x).unwrap();
             assert!(!i.completed_integrator_step().unwrap().enter_event_mode);

@@ -23,6 +23,13 @@
 //! ([`crate::scheme::exchange::History`]), so a restored run repeats the
 //! original bit for bit.
 //!
+//! The sample instants of `[[discrete]]` partitions are time events too:
+//! the update at one processes the samples due (the partitions read the
+//! current mode's multipliers there), then chooses the mode for the new held
+//! values, and reports `valuesOfContinuousStatesChanged` since the ODE the
+//! importer integrates changed with them (see [`super::sampling`]); between
+//! samples the held values are inputs that do not change.
+//!
 //! Mechanical models are refused ([`refusal`]): their impacts are velocity
 //! jumps whose Newton restitution and friction cones have no mode ODE in this
 //! engine. Nothing on the per-call path allocates: the engine's workspace is
@@ -50,12 +57,6 @@ pub fn refusal(model: &Model) -> Option<String> {
         return Some(format!(
             "{} is a mechanical model: its impacts are velocity jumps (Newton restitution, friction) that Model Exchange cannot give an ODE per mode here; build it with --interface cs",
             model.name
-        ));
-    }
-    if let Some(p) = model.sampled.first() {
-        return Some(format!(
-            "{} has [[discrete]] partition {}: Model Exchange does not yet turn sample instants into time events; build it with --interface cs, whose steps stop at every sample",
-            model.name, p.name
         ));
     }
     None
@@ -179,7 +180,7 @@ impl Instance {
     /// Leaves initialization for Event Mode: selects the first mode and
     /// projects the start state onto its constraints.
     pub(super) fn exit_initialization_model_exchange(&mut self) -> FmiResult<Option<String>> {
-        let warning = match self.make_consistent() {
+        let mut warning = match self.make_consistent() {
             Ok(()) => None,
             Err(e) if e.severity == Severity::Warning => Some(e.message),
             Err(e) => {
@@ -187,6 +188,19 @@ impl Instance {
                 return Err(e);
             }
         };
+        // Held outputs enter the ODE like inputs: they are set (and the
+        // samples at the start time processed) before the first mode is chosen.
+        if self.start_sampling() {
+            self.consistent = false;
+            warning = match self.make_consistent() {
+                Ok(()) => None,
+                Err(e) if e.severity == Severity::Warning => Some(e.message),
+                Err(e) => {
+                    self.phase = Phase::Error;
+                    return Err(e);
+                }
+            };
+        }
         let model = &self.model;
         let me = self
             .exchange

@@ -1,6 +1,6 @@
-//! Sample instants of `[[discrete]]` partitions in Co-Simulation (see
-//! `crate::model::sampled`): which sample comes next, and communication steps
-//! cut at every sample instant.
+//! Sample instants of `[[discrete]]` partitions (see `crate::model::sampled`):
+//! which sample comes next, communication steps cut at every sample instant
+//! (Co-Simulation), and the samples due at a Model Exchange event.
 //!
 //! Today each partition keeps the index `k` of its next unprocessed sample;
 //! `t_k = offset + k * period` is computed from `k` every time, so no error
@@ -8,10 +8,15 @@
 //! to each sample instant inside it, processes the sample there (the update
 //! reads the continuous values at `t_k`), and goes on; a sample within the
 //! clock tolerance of the step's end is taken at the end (the master's time),
-//! once, since its index then moves on. The indices are not part of an FMU
-//! state: they follow from its time ([`Sampling::resume`]), by the same
-//! tolerance, so a state taken between two samples, or just after one,
-//! resumes with the same next sample.
+//! once, since its index then moves on. The indices are not part of a
+//! Co-Simulation FMU state: they follow from its time ([`Sampling::resume`]),
+//! by the same tolerance, so a state taken between two samples, or just after
+//! one, resumes with the same next sample. In Model Exchange the sample
+//! instants are time events: the importer integrates up to the next one
+//! (`nextEventTime`), and the update of the discrete states there processes
+//! every sample due at its time ([`Instance::process_due_samples`]). An
+//! importer may stand at a sample instant before or after that update, so a
+//! Model Exchange FMU state carries the indices themselves.
 
 use super::{FmiError, FmiResult, Instance, MAX_SUBSTEPS};
 use crate::model::sampled::Partition;
@@ -90,8 +95,19 @@ impl Sampling {
             .sum()
     }
 
+    /// The next sample of each partition (a Model Exchange FMU state keeps them).
+    pub(super) fn indices(&self) -> &[u64] {
+        &self.next
+    }
+
+    /// Puts back indices of [`Sampling::indices`] (same length: checked by
+    /// the caller); nothing allocates.
+    pub(super) fn set_indices(&mut self, next: &[u64]) {
+        self.next.copy_from_slice(next);
+    }
+
     /// The earliest pending sample instant, or infinity.
-    fn earliest(&self) -> f64 {
+    pub(super) fn earliest(&self) -> f64 {
         (0..self.next.len())
             .map(|p| self.instant(p))
             .fold(f64::INFINITY, f64::min)
@@ -147,6 +163,17 @@ impl Instance {
         }
     }
 
+    /// The next sample of each partition (a Model Exchange FMU state's).
+    pub(super) fn sampling_indices(&self) -> &[u64] {
+        self.sampling.indices()
+    }
+
+    /// Puts back indices of a Model Exchange FMU state, of as many
+    /// partitions (checked before the restore began).
+    pub(super) fn set_sampling_indices(&mut self, next: &[u64]) {
+        self.sampling.set_indices(next);
+    }
+
     /// Processes, in file order, every partition whose next sample is at `t`
     /// (within the tolerance); returns whether any was.
     fn process_samples_at(&mut self, t: f64) -> bool {
@@ -168,6 +195,47 @@ impl Instance {
             }
         }
         any
+    }
+
+    /// Model Exchange, at an update of the discrete states at `self.time`:
+    /// processes, in order, every sample due by then (normally the one at
+    /// the time event the importer stopped at; more when it stepped past
+    /// some). The continuous values the partitions read (`self.pairs`) are
+    /// the caller's. Returns whether any sample was processed; refuses, before
+    /// anything moves, a time that leaves more than `MAX_SUBSTEPS` due.
+    pub(super) fn process_due_samples(&mut self) -> FmiResult<bool> {
+        if !self.sampling.active() {
+            return Ok(false);
+        }
+        let t = self.time;
+        let samples = self.sampling.samples_until(t + tolerance(t));
+        if samples > MAX_SUBSTEPS {
+            return Err(FmiError::error(format!(
+                "the time {t} leaves {samples:e} samples of the [[discrete]] partitions due; at most {MAX_SUBSTEPS:e} are processed at one event"
+            )));
+        }
+        let mut any = false;
+        while self.process_samples_at(t) {
+            any = true;
+        }
+        Ok(any)
+    }
+
+    /// Model Exchange: the earliest pending sample instant, a time event.
+    pub(super) fn next_sample(&self) -> Option<f64> {
+        let t = self.sampling.earliest();
+        t.is_finite().then_some(t)
+    }
+
+    /// Model Exchange: whether a sample is due at the current time.
+    pub(super) fn sample_due(&self) -> bool {
+        self.sampling.earliest() <= self.time + tolerance(self.time)
+    }
+
+    /// Model Exchange, at a completed integrator step: whether the importer
+    /// went past a pending sample instant (it ignored `nextEventTime`).
+    pub(super) fn past_a_sample(&self) -> bool {
+        self.sampling.earliest() < self.time - tolerance(self.time)
     }
 
     /// `do_step(t, h)` of a model with partitions (validated by the caller):

@@ -93,6 +93,7 @@ impl Instance {
         self.restore_exchange(s);
         self.feedthrough.invalidate();
         self.resume_sampling();
+        self.restore_sample_indices(s);
         // An event a restored step stopped at is met again by the next step.
         self.event_pending = false;
         Ok(())

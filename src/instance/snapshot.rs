@@ -17,7 +17,9 @@
 //! counts | u8 overshoot bits | u64 length and f64 values of the free pairs'
 //! iterate (0 for a linear model) | f64 pending and handled time event
 //! brackets (NaN: none), time since which the levels are known` (see
-//! [`crate::scheme::exchange::History`]; the last three from version 3 on).
+//! [`crate::scheme::exchange::History`]; the last three from version 3 on) |
+//! u64 count and u64 values: the next sample of each `[[discrete]]` partition
+//! (from version 5 on).
 //! The trend part (flag 32, from version 4 on; an instance whose Newton
 //! predictor continues a trend, see [`crate::scheme::theta::trend`]) is `f64 step
 //! size, end time | f64 per state: right-hand side`, written before the
@@ -36,8 +38,9 @@ use exchange_part::{read_exchange, write_exchange};
 
 const MAGIC: &[u8; 4] = b"LCSF";
 /// 2 added the Model Exchange part, 3 its nonlinear engine's iterate and time
-/// events, 4 the trend; states of versions 1 to 3 are read too.
-const VERSION: u16 = 4;
+/// events, 4 the trend, 5 the Model Exchange part's sample indices; states
+/// of versions 1 to 4 are read too.
+const VERSION: u16 = 5;
 const TERMINATED: u8 = 1;
 const CONSISTENT: u8 = 2;
 const STOP_DEFINED: u8 = 4;
@@ -278,6 +281,10 @@ pub(super) struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// Bytes not read yet.
+    pub(super) fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
     pub(super) fn take(&mut self, n: usize) -> Result<&[u8], String> {
         let end = self
             .pos

@@ -11,7 +11,8 @@
 //! `instance::sampling`); no stepper knows partitions exist.
 //!
 //! Only first-order models under the theta scheme take partitions for now
-//! (the front end refuses the others with the reason), and only Co-Simulation.
+//! (the front end refuses the others with the reason); in Co-Simulation and in
+//! Model Exchange, where the sample instants are time events.
 
 use super::expr::Expr;
 use super::program::Point;

@@ -190,6 +190,7 @@ mod random_calls;
 mod random_calls3;
 mod random_models;
 mod sampled;
+mod sampled_me;
 mod sequence_args;
 mod sequence_rules;
 mod sequences3_instance;

@@ -9,7 +9,7 @@
 //! - an FMU state taken between two samples restores the held values, and the run repeats
 //!   bit for bit; a sample on a communication point is processed once, also on a master's
 //!   accumulated clock; the stepping path allocates nothing;
-//! - Model Exchange and the event-driven scheme refuse partitions with the reason;
+//! - the event-driven scheme refuses partitions with the reason (Model Exchange: `sampled_me`);
 //! - random models with partitions (periods, offsets, steps 1e-4..0.1, θ in {1, 1/2}): every
 //!   step succeeds and the samples counted are those of the closed-form instants.
 
@@ -21,7 +21,7 @@ use lcsfmu::model::{validate, Model};
 use lcsfmu::tool::simulate::Options;
 use std::path::Path;
 
-fn from_text(text: &str) -> Model {
+pub(super) fn from_text(text: &str) -> Model {
     validate::from_str(text, Path::new("sampled.toml")).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
@@ -33,12 +33,12 @@ fn initialized(m: Model) -> Instance {
     i
 }
 
-fn vr(i: &Instance, name: &str) -> u32 {
+pub(super) fn vr(i: &Instance, name: &str) -> u32 {
     let vars = lcsfmu::instance::variables::variables(i.model());
     vars.iter().position(|v| v.name == name).unwrap() as u32
 }
 
-fn get(i: &mut Instance, name: &str) -> f64 {
+pub(super) fn get(i: &mut Instance, name: &str) -> f64 {
     let r = vr(i, name);
     let mut v = [0.0];
     i.get_reals(&[r], &mut v).unwrap();
@@ -90,7 +90,7 @@ name = "ts"
 value = "time"
 "#;
 
-fn counter(period: &str, offset: &str) -> Model {
+pub(super) fn counter(period: &str, offset: &str) -> Model {
     from_text(&COUNTER.replace("PERIOD", period).replace("OFFSET", offset))
 }
 
@@ -295,11 +295,7 @@ fn a_step_over_too_many_samples_is_refused_and_changes_nothing() {
 }
 
 #[test]
-fn model_exchange_and_event_driven_refuse_partitions_with_the_reason() {
-    let mut i = Instance::new(counter("0.01", "0"), "{g}");
-    let e = i.use_model_exchange().unwrap_err();
-    assert!(e.message.contains("[[discrete]] partition clock"), "{e}");
-    assert!(e.message.contains("--interface cs"), "{e}");
+fn the_event_driven_scheme_refuses_partitions_with_the_reason() {
     let text = COUNTER
         .replace("PERIOD", "0.01")
         .replace("OFFSET", "0")

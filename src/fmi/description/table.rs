@@ -207,8 +207,8 @@ fn output_dependencies(model: &Model, vars: &[Variable]) -> Vec<(usize, Vec<usiz
 }
 
 /// Value references of the states and inputs `der(x_i)` may depend on in some
-/// mode: those of row `i` of A and E when B's row is empty; otherwise every
-/// state and input, since the multipliers of a mode depend on them through the
+/// mode: those of row `i` of A and E (its declared inputs' columns) when B's
+/// row is empty; otherwise every state and input, since the multipliers of a mode depend on them through the
 /// mode's own equations.
 fn derivative_dependencies(model: &Model, vars: &[Variable], i: usize) -> Vec<usize> {
     let s = &model.system;
@@ -220,7 +220,12 @@ fn derivative_dependencies(model: &Model, vars: &[Variable], i: usize) -> Vec<us
             .collect()
     } else {
         let states = s.a.entries.iter().filter(|(r, _, _)| *r == i);
-        let inputs = s.e.entries.iter().filter(|(r, _, _)| *r == i);
+        // Columns of `w` past the inputs are held values of `[[discrete]]`
+        // partitions: constant in Continuous-Time Mode, no dependency there.
+        let inputs =
+            s.e.entries
+                .iter()
+                .filter(|(r, c, _)| *r == i && *c < model.inputs.len());
         states
             .map(|(_, c, _)| position(vars, Kind::State(*c)))
             .chain(inputs.map(|(_, c, _)| position(vars, Kind::Input(*c))))

@@ -1,7 +1,8 @@
 //! FMU states of a Model Exchange instance: the importer's tolerance and the
 //! event engine's mode and history go into the snapshot and come back from
 //! it (into the buffers sized at instantiation: nothing allocates on
-//! restore), and a state of the other interface type is refused.
+//! restore), with the next sample of each `[[discrete]]` partition; a state
+//! of the other interface type, or of another number of partitions, is refused.
 
 use super::super::snapshot::{ExchangeState, Snapshot};
 use super::super::{FmiError, FmiResult, Instance};
@@ -13,6 +14,7 @@ impl Instance {
         self.exchange.as_ref().map(|me| ExchangeState {
             tolerance: me.tolerance,
             engine: me.engine.history(),
+            samples: self.sampling_indices().to_vec(),
         })
     }
 
@@ -25,6 +27,15 @@ impl Instance {
             (false, true) => Err(FmiError::error(
                 "the FMU state is of a Model Exchange instance; this one is Co-Simulation",
             )),
+            (true, true) => {
+                let n = self.model.sampled.len();
+                match s.exchange.as_ref().map(|me| me.samples.len()) {
+                    Some(got) if got != n => Err(FmiError::error(format!(
+                        "the FMU state has sample indices of {got} [[discrete]] partitions; this model has {n}"
+                    ))),
+                    _ => Ok(()),
+                }
+            }
             _ => Ok(()),
         }
     }
@@ -36,6 +47,14 @@ impl Instance {
             me.tolerance = saved.tolerance;
             me.engine.restore(&saved.engine);
             me.pairs_current = false;
+        }
+    }
+
+    /// After [`Instance::restore_exchange`] and the sampling's periods and
+    /// offsets: the next samples of the state, not those its time implies.
+    pub(in crate::instance) fn restore_sample_indices(&mut self, s: &Snapshot) {
+        if let Some(saved) = &s.exchange {
+            self.set_sampling_indices(&saved.samples);
         }
     }
 }

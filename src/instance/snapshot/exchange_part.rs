@@ -1,7 +1,10 @@
 //! The Model Exchange part of an FMU state's bytes: the importer's tolerance
 //! and the event engine's [`History`] (mode and event history), written after
 //! the active set when the flag `EXCHANGE` is set, and checked field by field
-//! when read (see [`History::refusal`]).
+//! when read (see [`History::refusal`]); from version 5 on, the next sample of
+//! each `[[discrete]]` partition follows (an importer may save the state at a
+//! sample instant before or after the update that processes it, so the time
+//! alone does not tell).
 
 use super::{Reader, Sizes, TOLERANCE_DEFINED};
 use crate::lcp::Bound;
@@ -14,6 +17,8 @@ pub struct ExchangeState {
     pub tolerance: Option<f64>,
     /// The event engine (its `active` is the snapshot's active set).
     pub engine: History,
+    /// Per `[[discrete]]` partition: the index of its next sample.
+    pub samples: Vec<u64>,
 }
 
 pub(super) fn write_exchange(b: &mut Vec<u8>, me: &ExchangeState) {
@@ -45,6 +50,10 @@ pub(super) fn write_exchange(b: &mut Vec<u8>, me: &ExchangeState) {
         f(b, r);
     }
     f(b, h.levels_at);
+    n(b, me.samples.len() as u64);
+    for k in &me.samples {
+        n(b, *k);
+    }
 }
 
 pub(super) fn read_exchange(
@@ -90,8 +99,21 @@ pub(super) fn read_exchange(
         }
         levels_at = r.f64()?;
     }
+    let mut samples = Vec::new();
+    if version >= 5 {
+        let len = r.u64()?;
+        // Checked against the model's partitions on restore; bounded here
+        // by the bytes left, so a corrupted length allocates nothing huge.
+        if len > r.remaining() as u64 / 8 {
+            return Err(format!(
+                "FMU state has {len} sample indices, more than its bytes hold"
+            ));
+        }
+        samples = (0..len).map(|_| r.u64()).collect::<Result<Vec<_>, _>>()?;
+    }
     Ok(ExchangeState {
         tolerance,
+        samples,
         engine: History {
             atol,
             active: active.to_vec(),

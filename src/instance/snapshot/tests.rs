@@ -46,6 +46,7 @@ fn sample_exchange() -> Snapshot {
                 jump: None,
                 levels_at: 0.25,
             },
+            samples: vec![7, u64::MAX],
         }),
         ..sample()
     }

@@ -41,7 +41,9 @@
 //! A candidate is accepted when `rho_i <= tol * s_i` for every `i`, or failing
 //! that when `rho_i <= tol * sigma_i` for every `i`, with the *resolved
 //! magnitude* `sigma_i = s_i + sum_j |M_ij| s_j / d_j`: what `w_i` would move by
-//! if each `u_j` moved by its own scale `s_j / d_j`. The second form is for
+//! if each `u_j` moved by its own scale `s_j / d_j`, the sum over the `u_j`
+//! strictly inside their boxes (one on a bound is the bound exactly, and
+//! carries no solve's rounding into `w_i`: see `scales::moves`). The second form is for
 //! degenerate components: a component that is free and zero at once (a friction
 //! direction at rest) comes out of a linear solve as round-off of the size of
 //! its neighbours, say 2e-21 next to a sliding speed of 3e-2, and a row that
@@ -357,7 +359,8 @@ impl Gauge {
     pub(super) fn resolve(&mut self, p: &Problem, u: &[f64]) {
         magnitudes(p, u, &mut self.mag);
         let rates = (&self.rate[..], &self.per_width[..]);
-        dense_resolution(&p.m, rates, &self.mag, &mut self.sigma);
+        let box_u = (p.lo.as_slice(), p.hi.as_slice(), u);
+        dense_resolution(&p.m, rates, &self.mag, box_u, &mut self.sigma);
     }
 
     /// The resolved magnitudes of the last [`Gauge::resolve`].
@@ -470,6 +473,6 @@ pub fn residual(p: &Problem, u: &[f64], w: &[f64]) -> f64 {
     let (mut s, mut sigma) = (vec![0.0; n], vec![0.0; n]);
     dense_rates(&p.m, lo, hi, &mut d, &mut pw);
     magnitudes(p, u, &mut s);
-    dense_resolution(&p.m, (&d, &pw), &s, &mut sigma);
+    dense_resolution(&p.m, (&d, &pw), &s, (lo, hi, u), &mut sigma);
     residual_with(lo, hi, (&d, &pw), u, w, &sigma)
 }

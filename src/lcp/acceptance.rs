@@ -35,8 +35,8 @@
 //! free, even when its bound happens to solve the problem). The clamp of `u_j`
 //! moves the `w` of every row of column `j`, so a stage that decides on the
 //! unclamped candidate must not call a component finished when its clamp
-//! would spoil a quieter neighbour (the band solver's pivoting counts it as
-//! infeasible: `banded/pivot.rs`).
+//! would spoil a quieter neighbour (pivoting counts it as infeasible:
+//! `pivoting.rs`, `banded/pivot.rs`).
 //!
 //! A candidate is accepted when `rho_i <= tol * s_i` for every `i`, or failing
 //! that when `rho_i <= tol * sigma_i` for every `i`, with the *resolved

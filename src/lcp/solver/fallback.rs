@@ -371,4 +371,58 @@ mod tests {
             (Status::Solved, Method::WarmStart)
         );
     }
+
+    /// Solves `p` with a fresh solver and checks the answer as
+    /// [`lemke_basis_polished_on_the_friction_column`] does: solved by Lemke
+    /// (and its polish), the residual computed afresh within the tolerance,
+    /// `u` in its box.
+    fn solved_cold(p: &Problem) -> Info {
+        let n = p.n();
+        crate::lcp::lemke::CHECK_INVARIANT.with(|c| c.set(false));
+        let mut s = Solver::new(n, Settings::default());
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let info = s.solve(p, &mut u, &mut w);
+        assert_eq!(info.status, Status::Solved, "{info:?}");
+        let tol = s.settings.tol;
+        assert!(info.residual <= tol, "{info:?}");
+        let r = crate::lcp::residual(p, &u, &w);
+        assert!(r <= tol, "residual {r:e}");
+        let (lo, hi) = (p.lo.as_slice(), p.hi.as_slice());
+        assert!((0..n).all(|i| u[i] >= lo[i] && u[i] <= hi[i]));
+        info
+    }
+
+    #[test]
+    fn pivoting_from_the_basis_counts_a_clamp_that_spills() {
+        // The friction columns of 30 and 100 beads (`benches/chain.rs`) at the
+        // steps where they stopped, t = 0.005 and 0.006 (120 and 400
+        // unknowns). Pivoting from Lemke's final basis converged on a
+        // candidate with free friction forces 1e-19 below zero, nothing
+        // against their own rows' resolved magnitudes (1e-3: those rows are
+        // coupled to the loaded contacts), while the acceptance test's clamp
+        // moves the `w` of the next contact's friction rows, whose terms are
+        // all round-off (3e-17), by all of them: rejected, residual 0.12 and
+        // 0.019. Pivoting now counts such a component as infeasible (the band
+        // solver's `spills`), and ends on a set the test accepts.
+        for text in [
+            include_str!("../../../tests/data/lcp/friction_column_n30.txt"),
+            include_str!("../../../tests/data/lcp/friction_column_n100.txt"),
+        ] {
+            let info = solved_cold(&read(text));
+            assert_eq!(info.method, Method::Lemke, "{info:?}");
+        }
+    }
+
+    #[test]
+    #[ignore = "open: pivoting from Lemke's basis meets a singular free block (issue 28)"]
+    fn friction_column_of_100_beads_at_t_0_013() {
+        // The 100-bead column's step from t = 0.013, where it stops now: Lemke's
+        // answer and the solve on the set read off it miss the tolerance
+        // (residual 0.5), and pivoting from its basis meets a singular free
+        // block at its fourth solve (which block, and why the flips lead
+        // there, is not yet worked out).
+        solved_cold(&read(include_str!(
+            "../../../tests/data/lcp/friction_column_n100_t013.txt"
+        )));
+    }
 }

@@ -41,6 +41,8 @@ pub(super) struct Workspace<'a> {
     pub block: &'a mut BlockSolver,
     /// The active set: where the run starts, and where it ends.
     pub trial: &'a mut [Bound],
+    /// The last active set whose free block was nonsingular (scratch).
+    pub prev: &'a mut [Bound],
     /// The acceptance test's scales (`acceptance`), with the matrix's rates.
     pub gauge: &'a mut Gauge,
 }
@@ -69,15 +71,34 @@ pub(super) fn run(
     let Workspace {
         block,
         trial,
+        prev,
         gauge,
     } = ws;
     let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
     let eps = FLIP_TOL * tol;
     let (mut fewest, mut retries) = (usize::MAX, BLOCK_RETRIES);
+    // A flip that makes the free block singular (a friction contact's slip
+    // multiplier freed while its row has no other free entry) is undone:
+    // back to `prev`, the last set that solved, and from there single flips
+    // only, of the `skip`-th infeasible component in index order (the first
+    // once a flip has led to a nonsingular block again).
+    let (mut have_prev, mut single, mut skip, mut redo) = (false, false, 0usize, false);
     for solves in 1..=budget {
         if !block.solve(p, trial, u) {
-            return (Outcome::Failed, solves);
+            if !have_prev {
+                return (Outcome::Failed, solves);
+            }
+            // `prev` is solved again (its factors were dropped), then
+            // flipped at the next infeasible component.
+            trial.copy_from_slice(prev);
+            (have_prev, single, redo) = (false, true, true);
+            skip += 1;
+            continue;
         }
+        if single && !redo {
+            skip = 0;
+        }
+        redo = false;
         mul_add(p, u, w);
         gauge.resolve(p, u);
         let mag = gauge.resolved_magnitudes();
@@ -101,6 +122,16 @@ pub(super) fn run(
         }
         if count == 0 {
             return (Outcome::Converged, solves);
+        }
+        prev.copy_from_slice(trial);
+        have_prev = true;
+        if single {
+            // Every infeasible component's flip led to a singular block.
+            let Some(i) = (0..n).filter(|&i| infeasible(trial, i)).nth(skip) else {
+                return (Outcome::Failed, solves);
+            };
+            trial[i] = flipped(trial[i], u[i], lo[i]);
+            continue;
         }
         // Júdice–Pires: block flips while the count drops (or for a few more
         // tries), then Murty's least-index flip until it drops again.
@@ -181,9 +212,11 @@ mod tests {
         let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
         let mut gauge = Gauge::new(n);
         gauge.set_problem(p);
+        let mut prev = vec![Bound::Free; n];
         let ws = Workspace {
             block: &mut block,
             trial,
+            prev: &mut prev,
             gauge: &mut gauge,
         };
         let (o, solves) = run(p, ws, &mut u, &mut w, 1e-9, budget);

@@ -48,7 +48,12 @@
 //! direction at rest) comes out of a linear solve as round-off of the size of
 //! its neighbours, say 2e-21 next to a sliding speed of 3e-2, and a row that
 //! sums only such terms (`mu N - t+ - t-` with `N = 0`) is then all round-off,
-//! which no tolerance relative to its own terms can accept. The residual
+//! which no tolerance relative to its own terms can accept. A row none of
+//! whose neighbours is inside its box gets nothing from the second form:
+//! its `w_i` is data (`q_i` and exact bounds), and a violation there, even
+//! of round-off size (a friction row of a contact with no normal force
+//! between beads that fall together, `q_i` of 1e-18), is one the exact LCP
+//! has too; pivoting opens it (`pivoting`). The residual
 //! reported is `max_i rho_i / s_i` when the first form accepts, else
 //! `max_i rho_i / sigma_i` ([`residual`]), a pure number. Each of `s_i`, `d_i` and
 //! `rho_i` (and `sigma_i`) scales by `r_i` alone, so the verdict is the same in any units (up to

@@ -10,6 +10,13 @@
 //! takes over, which terminates for P-matrices; on other matrices (friction
 //! cones) pivoting may stall, and the caller falls back to Lemke after a
 //! small budget, so robustness is Lemke's and only the common case is faster.
+//! On a friction cone a flip can make the free block singular (a slip
+//! multiplier freed while its row, `mu N - t+ - t-`, has no other free
+//! entry); such a flip is undone, and from the last set that solved only
+//! single flips follow, each time of the next infeasible component, so that
+//! rows whose data are round-off (a contact with no normal force between
+//! beads that fall together) are opened one at a time rather than all at
+//! once into a singular block.
 //! Each candidate is the `BlockSolver`'s, so the active set found here leaves
 //! its factors cached for the next warm-started step.
 

@@ -9,6 +9,13 @@
 # A run that fails is hashed too (its exit status and error), so a change in
 # which runs fail shows as well.
 #
+# A line that changes is not always a regression: a change of rounding moves
+# some runs far. bead_chain@0.02 moves the beads 2 diameters per step, and a
+# contact's gap decides at rounding whether it opens; a start velocity 1 ulp
+# off (-1.0000000000000002) moves its velocities by 0.2 from t = 0.14 with the
+# same binary, and both runs are 1.1 m/s from a run at h = 5e-4. Compare a
+# changed line against such a perturbed run before calling it a regression.
+#
 # usage: scripts/simulate-hashes.sh [MODEL.toml|MODEL.cir ...] > hashes.txt
 #        env: LCSFMU (target/release/lcsfmu)
 #        then: diff before.txt after.txt

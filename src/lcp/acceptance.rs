@@ -35,18 +35,25 @@
 //! free, even when its bound happens to solve the problem). The clamp of `u_j`
 //! moves the `w` of every row of column `j`, so a stage that decides on the
 //! unclamped candidate must not call a component finished when its clamp
-//! would spoil a quieter neighbour (the band solver's pivoting counts it as
-//! infeasible: `banded/pivot.rs`).
+//! would spoil a quieter neighbour (pivoting counts it as infeasible:
+//! `pivoting.rs`, `banded/pivot.rs`).
 //!
 //! A candidate is accepted when `rho_i <= tol * s_i` for every `i`, or failing
 //! that when `rho_i <= tol * sigma_i` for every `i`, with the *resolved
 //! magnitude* `sigma_i = s_i + sum_j |M_ij| s_j / d_j`: what `w_i` would move by
-//! if each `u_j` moved by its own scale `s_j / d_j`. The second form is for
+//! if each `u_j` moved by its own scale `s_j / d_j`, the sum over the `u_j`
+//! strictly inside their boxes (one on a bound is the bound exactly, and
+//! carries no solve's rounding into `w_i`: see `scales::moves`). The second form is for
 //! degenerate components: a component that is free and zero at once (a friction
 //! direction at rest) comes out of a linear solve as round-off of the size of
 //! its neighbours, say 2e-21 next to a sliding speed of 3e-2, and a row that
 //! sums only such terms (`mu N - t+ - t-` with `N = 0`) is then all round-off,
-//! which no tolerance relative to its own terms can accept. The residual
+//! which no tolerance relative to its own terms can accept. A row none of
+//! whose neighbours is inside its box gets nothing from the second form:
+//! its `w_i` is data (`q_i` and exact bounds), and a violation there, even
+//! of round-off size (a friction row of a contact with no normal force
+//! between beads that fall together, `q_i` of 1e-18), is one the exact LCP
+//! has too; pivoting opens it (`pivoting`). The residual
 //! reported is `max_i rho_i / s_i` when the first form accepts, else
 //! `max_i rho_i / sigma_i` ([`residual`]), a pure number. Each of `s_i`, `d_i` and
 //! `rho_i` (and `sigma_i`) scales by `r_i` alone, so the verdict is the same in any units (up to
@@ -357,7 +364,8 @@ impl Gauge {
     pub(super) fn resolve(&mut self, p: &Problem, u: &[f64]) {
         magnitudes(p, u, &mut self.mag);
         let rates = (&self.rate[..], &self.per_width[..]);
-        dense_resolution(&p.m, rates, &self.mag, &mut self.sigma);
+        let box_u = (p.lo.as_slice(), p.hi.as_slice(), u);
+        dense_resolution(&p.m, rates, &self.mag, box_u, &mut self.sigma);
     }
 
     /// The resolved magnitudes of the last [`Gauge::resolve`].
@@ -470,6 +478,6 @@ pub fn residual(p: &Problem, u: &[f64], w: &[f64]) -> f64 {
     let (mut s, mut sigma) = (vec![0.0; n], vec![0.0; n]);
     dense_rates(&p.m, lo, hi, &mut d, &mut pw);
     magnitudes(p, u, &mut s);
-    dense_resolution(&p.m, (&d, &pw), &s, &mut sigma);
+    dense_resolution(&p.m, (&d, &pw), &s, (lo, hi, u), &mut sigma);
     residual_with(lo, hi, (&d, &pw), u, w, &sigma)
 }

@@ -14,6 +14,7 @@ mod lu;
 #[cfg(test)]
 mod tests;
 
+use super::scales::moves;
 pub(super) use lu::BandLu;
 use nalgebra::DMatrix;
 
@@ -201,21 +202,29 @@ impl Band {
     }
 
     /// The resolved magnitudes `sigma_i = s_i + sum_j |M_ij| s_j / d_j`
-    /// (`acceptance`), from the magnitudes `s` and the exchange rates `d`.
-    /// `scale` (length `n`) receives the scales `s_j / d_j`, one division per
-    /// component rather than one per entry; the sums are those of
-    /// [`Band::resolution`], to the bit.
+    /// (`acceptance`), from the magnitudes `s` and the exchange rates `d`,
+    /// the sum over the components of `u` strictly inside their box `[lo, hi]`
+    /// (`scales::moves`: one on a bound carries no solve's rounding).
+    /// `scale` (length `n`) receives the scales `s_j / d_j` (0 for a
+    /// component on a bound), one division per component rather than one per
+    /// entry; the sums are those of [`Band::resolution`], to the bit.
     pub(super) fn resolution_with(
         &self,
         d: &[f64],
         s: &[f64],
+        (lo, hi, u): (&[f64], &[f64], &[f64]),
         scale: &mut [f64],
         sigma: &mut [f64],
     ) {
         let (n, kl, wd) = (self.n, self.kl, self.width());
         let (d, s, scale, sigma) = (&d[..n], &s[..n], &mut scale[..n], &mut sigma[..n]);
+        let (lo, hi, u) = (&lo[..n], &hi[..n], &u[..n]);
         for j in 0..n {
-            scale[j] = s[j] / d[j];
+            scale[j] = if moves(lo[j], hi[j], u[j]) {
+                s[j] / d[j]
+            } else {
+                0.0
+            };
         }
         let (i0, i1) = interior(n, kl, self.ku);
         for i in (0..i0).chain(i1..n) {
@@ -237,9 +246,15 @@ impl Band {
 
     /// [`Band::resolution_with`] with its own scratch (allocates; tests and
     /// diagnostics).
-    pub(super) fn resolution(&self, d: &[f64], s: &[f64], sigma: &mut [f64]) {
+    pub(super) fn resolution(
+        &self,
+        d: &[f64],
+        s: &[f64],
+        box_u: (&[f64], &[f64], &[f64]),
+        sigma: &mut [f64],
+    ) {
         let mut scale = vec![0.0; self.n];
-        self.resolution_with(d, s, &mut scale, sigma);
+        self.resolution_with(d, s, box_u, &mut scale, sigma);
     }
 
     /// The same matrix as a dense one (tests, inspection).

@@ -217,7 +217,8 @@ impl BandSolver {
             if !ok && !r.is_nan() {
                 // The second form of the test (`acceptance`).
                 let (scale, sigma) = (&mut self.scale, &mut self.sigma);
-                p.m.resolution_with(&self.rate, &self.mag, scale, sigma);
+                let box_u = (&p.lo[..], &p.hi[..], &u[..]);
+                p.m.resolution_with(&self.rate, &self.mag, box_u, scale, sigma);
                 (ok, r) = judge(&p.lo, &p.hi, rates, u, w, &self.sigma, out, tol);
             }
             if ok {
@@ -240,7 +241,8 @@ impl BandSolver {
             if r.status == Status::Solved {
                 p.m.magnitudes(u, &p.q, &mut self.mag);
                 let (scale, sigma) = (&mut self.scale, &mut self.sigma);
-                p.m.resolution_with(&self.rate, &self.mag, scale, sigma);
+                let box_u = (&p.lo[..], &p.hi[..], &u[..]);
+                p.m.resolution_with(&self.rate, &self.mag, box_u, scale, sigma);
                 let (rates, sigma) = ((&self.rate[..], &self.per_width[..]), &self.sigma);
                 acceptance::classify(&p.lo, &p.hi, rates, u, sigma, tol, &mut self.active);
             } else {

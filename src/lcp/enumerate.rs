@@ -114,7 +114,8 @@ pub fn all_solutions(p: &Problem, tol: f64) -> Vec<DVector<f64>> {
     let (mut s, mut mag) = (vec![0.0; n], vec![0.0; n]);
     collect(p, tol, &mut |u| {
         magnitudes(p, u, &mut s);
-        dense_resolution(&p.m, (&rate, &per_width), &s, &mut mag);
+        let box_u = (p.lo.as_slice(), p.hi.as_slice(), u);
+        dense_resolution(&p.m, (&rate, &per_width), &s, box_u, &mut mag);
         let same = |(v, s): &(DVector<f64>, Vec<f64>)| {
             (0..n).all(|i| {
                 let m = s[i].max(mag[i]);

@@ -10,6 +10,13 @@
 //! takes over, which terminates for P-matrices; on other matrices (friction
 //! cones) pivoting may stall, and the caller falls back to Lemke after a
 //! small budget, so robustness is Lemke's and only the common case is faster.
+//! On a friction cone a flip can make the free block singular (a slip
+//! multiplier freed while its row, `mu N - t+ - t-`, has no other free
+//! entry); such a flip is undone, and from the last set that solved only
+//! single flips follow, each time of the next infeasible component, so that
+//! rows whose data are round-off (a contact with no normal force between
+//! beads that fall together) are opened one at a time rather than all at
+//! once into a singular block.
 //! Each candidate is the `BlockSolver`'s, so the active set found here leaves
 //! its factors cached for the next warm-started step.
 
@@ -41,6 +48,8 @@ pub(super) struct Workspace<'a> {
     pub block: &'a mut BlockSolver,
     /// The active set: where the run starts, and where it ends.
     pub trial: &'a mut [Bound],
+    /// The last active set whose free block was nonsingular (scratch).
+    pub prev: &'a mut [Bound],
     /// The acceptance test's scales (`acceptance`), with the matrix's rates.
     pub gauge: &'a mut Gauge,
 }
@@ -49,8 +58,14 @@ pub(super) struct Workspace<'a> {
 /// bounds of `p`), leaving the last candidate in `u`, `w` and its active set
 /// in `ws.trial`. A component is infeasible when it violates its side by more
 /// than a fraction of the acceptance tolerance `tol` (measured as the
-/// acceptance test measures, so in any units alike); `budget` bounds the
-/// number of active-set solves. Returns the outcome and the solves.
+/// acceptance test measures, so in any units alike), or when it is free and
+/// so far outside its box that the acceptance test's clamp would move another
+/// row's `w` by more than that fraction of the other row's scale
+/// ([`spills`]: a friction force 1e-19 below zero, nothing in its own row,
+/// spoiled the next contact's rows of round-off terms in the friction columns
+/// of 30 and 100 beads, and pivoting converged on a candidate the test
+/// rejected); `budget` bounds the number of active-set solves. Returns the
+/// outcome and the solves.
 pub(super) fn run(
     p: &Problem,
     ws: Workspace,
@@ -63,25 +78,48 @@ pub(super) fn run(
     let Workspace {
         block,
         trial,
+        prev,
         gauge,
     } = ws;
     let (lo, hi) = (&p.lo.as_slice()[..n], &p.hi.as_slice()[..n]);
     let eps = FLIP_TOL * tol;
     let (mut fewest, mut retries) = (usize::MAX, BLOCK_RETRIES);
+    // A flip that makes the free block singular (a friction contact's slip
+    // multiplier freed while its row has no other free entry) is undone:
+    // back to `prev`, the last set that solved, and from there single flips
+    // only, of the `skip`-th infeasible component in index order (the first
+    // once a flip has led to a nonsingular block again).
+    let (mut have_prev, mut single, mut skip, mut redo) = (false, false, 0usize, false);
     for solves in 1..=budget {
         if !block.solve(p, trial, u) {
-            return (Outcome::Failed, solves);
+            if !have_prev {
+                return (Outcome::Failed, solves);
+            }
+            // `prev` is solved again (its factors were dropped), then
+            // flipped at the next infeasible component.
+            trial.copy_from_slice(prev);
+            (have_prev, single, redo) = (false, true, true);
+            skip += 1;
+            continue;
         }
+        if single && !redo {
+            skip = 0;
+        }
+        redo = false;
         mul_add(p, u, w);
         gauge.resolve(p, u);
         let mag = gauge.resolved_magnitudes();
-        let ds = |i: usize| (gauge.rate_at(i, mag[i]), mag[i]);
+        let infeasible = |trial: &[Bound], i: usize| {
+            let ds = (gauge.rate_at(i, mag[i]), mag[i]);
+            violates(trial[i], lo[i], hi[i], u[i], w[i], ds, eps)
+                || (trial[i] == Bound::Free && spills(p, i, u[i], mag, eps))
+        };
         let (mut count, mut first) = (0, usize::MAX);
         let mut finite = true;
         for i in (0..n).rev() {
             // `abs() < inf` is `is_finite` in one comparison (NaN fails it).
             finite &= u[i].abs() < f64::INFINITY && w[i].abs() < f64::INFINITY;
-            if violates(trial[i], lo[i], hi[i], u[i], w[i], ds(i), eps) {
+            if infeasible(trial, i) {
                 count += 1;
                 first = i;
             }
@@ -91,6 +129,16 @@ pub(super) fn run(
         }
         if count == 0 {
             return (Outcome::Converged, solves);
+        }
+        prev.copy_from_slice(trial);
+        have_prev = true;
+        if single {
+            // Every infeasible component's flip led to a singular block.
+            let Some(i) = (0..n).filter(|&i| infeasible(trial, i)).nth(skip) else {
+                return (Outcome::Failed, solves);
+            };
+            trial[i] = flipped(trial[i], u[i], lo[i]);
+            continue;
         }
         // Júdice–Pires: block flips while the count drops (or for a few more
         // tries), then Murty's least-index flip until it drops again.
@@ -103,12 +151,35 @@ pub(super) fn run(
             continue;
         }
         for i in 0..n {
-            if violates(trial[i], lo[i], hi[i], u[i], w[i], ds(i), eps) {
+            if infeasible(trial, i) {
                 trial[i] = flipped(trial[i], u[i], lo[i]);
             }
         }
     }
     (Outcome::Failed, budget)
+}
+
+/// Whether the acceptance test's clamp of the free component `j` (at `u_j`)
+/// into its box would move `w_k` of another row `k` of its column by more
+/// than `eps` times that row's resolved magnitude `sigma_k`: `|M_kj| out`
+/// against `eps sigma_k`, both in the units of `w_k`. A fixed row (`lo_k ==
+/// hi_k`) takes any `w_k` and is skipped. The band solver's test of the same
+/// name (`banded/pivot.rs`), for a dense column.
+#[cold]
+#[inline(never)]
+fn spills_column(p: &Problem, j: usize, out: f64, sigma: &[f64], eps: f64) -> bool {
+    let n = p.n();
+    let (lo, hi) = (p.lo.as_slice(), p.hi.as_slice());
+    let col = &p.m.as_slice()[j * n..(j + 1) * n];
+    (0..n).any(|k| k != j && lo[k] != hi[k] && col[k].abs() * out > eps * sigma[k])
+}
+
+/// [`spills_column`] for a free component `u_j`, which is checked only when
+/// `u_j` lies outside its box (rarely: within the flip tolerance of it).
+#[inline(always)]
+fn spills(p: &Problem, j: usize, u: f64, sigma: &[f64], eps: f64) -> bool {
+    let out = (p.lo[j] - u).max(u - p.hi[j]);
+    out > 0.0 && spills_column(p, j, out, sigma, eps)
 }
 
 /// The new side of a violating component: a free one goes to the bound it
@@ -148,9 +219,11 @@ mod tests {
         let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
         let mut gauge = Gauge::new(n);
         gauge.set_problem(p);
+        let mut prev = vec![Bound::Free; n];
         let ws = Workspace {
             block: &mut block,
             trial,
+            prev: &mut prev,
             gauge: &mut gauge,
         };
         let (o, solves) = run(p, ws, &mut u, &mut w, 1e-9, budget);

@@ -3,8 +3,9 @@
 //! Component `i` of `w = M u + q` is judged in the units of `w_i` alone (see
 //! `acceptance`): its magnitude `s_i`, the size of the terms `w_i` sums; its
 //! exchange rate `d_i`, how much `w_i` moves per unit of `u_i`; and its
-//! resolved magnitude `sigma_i`, what `w_i` would move by if every `u_j` moved
-//! by its own scale `s_j / d_j`. The dense solver computes them here from a
+//! resolved magnitude `sigma_i`, what `w_i` would move by if every `u_j`
+//! strictly inside its box (computed by a solve, and carrying its rounding)
+//! moved by its own scale `s_j / d_j`. The dense solver computes them here from a
 //! dense matrix; the band solver computes the same numbers from its band.
 
 use super::Problem;
@@ -93,11 +94,14 @@ pub(super) fn magnitudes(p: &Problem, u: &[f64], s: &mut [f64]) {
 }
 
 /// The resolved magnitudes `sigma_i = s_i + sum_j |M_ij| s_j / d_j` of the
-/// dense matrix `m` (see the module text), with `d_j` from `(rate, per_width)`.
+/// dense matrix `m` (see the module text), with `d_j` from `(rate, per_width)`,
+/// the sum over the components `j` of `u` strictly inside their box
+/// `[lo, hi]` ([`moves`]).
 pub(super) fn dense_resolution(
     m: &DMatrix<f64>,
     rates: (&[f64], &[f64]),
     s: &[f64],
+    (lo, hi, u): (&[f64], &[f64], &[f64]),
     sigma: &mut [f64],
 ) {
     let n = s.len();
@@ -105,10 +109,29 @@ pub(super) fn dense_resolution(
     for i in 0..n {
         let mut x = s[i];
         for j in 0..n {
-            x += m[i + j * n].abs() * scale_of_u(rates, s, j);
+            if moves(lo[j], hi[j], u[j]) {
+                x += m[i + j * n].abs() * scale_of_u(rates, s, j);
+            }
         }
         sigma[i] = x;
     }
+}
+
+/// Whether `u_j` carries the rounding of the solve that gave it, and so
+/// counts in its neighbours' resolved magnitudes: a component strictly
+/// inside its box. One on a bound is that bound exactly (the candidate is
+/// clamped, and an active set pins it there), and `M_ij u_j` adds no more
+/// than the rounding of one product to `w_i`. Counting it let a backlash's
+/// or a diode's wrong-signed relation pass: the other side of a backlash,
+/// at its bound with `w_j` the width of the gap (0.3) and `d_j` the step
+/// size, lent `w_i` a scale of 0.3 and a violation of 2e-10 at a relation
+/// whose terms were 6e-4 was accepted, the multiplier kept on its bound
+/// where it should have left it (issue 28's random models; the Newton
+/// iteration, which measures the pair in its own terms, then found no
+/// direction to move in).
+#[inline(always)]
+pub(super) fn moves(lo: f64, hi: f64, u: f64) -> bool {
+    u > lo && u < hi
 }
 
 /// `s_j / d_j`, the scale of `u_j` (zero where `s_j` is: a component whose

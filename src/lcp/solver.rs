@@ -33,6 +33,8 @@ pub struct Solver {
     settings: Settings,
     active: Vec<Bound>,
     trial: Vec<Bound>,
+    /// Pivoting's last nonsingular active set.
+    prev: Vec<Bound>,
     /// Bound finiteness seen in the last solve, for `reset_active_set`.
     lo_finite: Vec<bool>,
     hi_finite: Vec<bool>,
@@ -72,6 +74,7 @@ impl Solver {
             settings,
             active: vec![Bound::Lower; n],
             trial: vec![Bound::Lower; n],
+            prev: vec![Bound::Lower; n],
             lo_finite: vec![true; n],
             hi_finite: vec![false; n],
             bounds_checked: false,

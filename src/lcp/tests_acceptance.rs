@@ -14,13 +14,17 @@ fn ok_problem() -> Problem {
 fn residual_is_zero_at_solution_and_positive_elsewhere() {
     let p = ok_problem();
     assert_eq!(residual(&p, &[0.0, 1.0], &[1.0, 0.0]), 0.0);
-    // rho_1 = 1 against sigma_1 = |q_1| + |M_11| s_1 / d_1 = 2.
-    assert_eq!(residual(&p, &[0.0, 0.0], &[1.0, -1.0]), 0.5);
+    // rho_1 = 1 against sigma_1 = |q_1| = 1: u_1, on its bound, is that
+    // bound exactly and lends no scale (it did: |M_11| s_1 / d_1 = 1 more).
+    assert_eq!(residual(&p, &[0.0, 0.0], &[1.0, -1.0]), 1.0);
+    // Inside its box u_1 lends its own scale: s_1 = 1.5, sigma_1 = 1.5 + 1.5.
+    assert_eq!(residual(&p, &[0.0, 0.5], &[1.0, -0.5]), 0.5 / 3.0);
     assert!(residual(&p, &[f64::NAN, 0.0], &[1.0, 0.0]).is_nan());
     assert!(residual(&p, &[0.0, 0.0], &[f64::NAN, 0.0]).is_nan());
     assert!(residual(&p, &[0.0], &[1.0]).is_nan());
-    // Outside the box by 0.5 at rate 1, against s_0 = 1.5, sigma_0 = 3.
-    assert_eq!(residual(&p, &[-0.5, 1.0], &[0.5, 0.0]), 0.5 / 3.0);
+    // Outside the box by 0.5 at rate 1, against s_0 = 1.5 = sigma_0 (u_0,
+    // outside its box, lends no scale; it lent |M_00| s_0 / d_0 = 1.5).
+    assert_eq!(residual(&p, &[-0.5, 1.0], &[0.5, 0.0]), 0.5 / 1.5);
 }
 
 #[test]

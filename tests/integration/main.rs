@@ -49,7 +49,7 @@
 //!   0, h from 1e-4 to 0.1, both θ: every step taken
 //! - `description`  modelDescription.xml: golden file and structural rules
 //! - `coupled`      the coupled bead column (dense contact LCP, N = 100): every step solved
-//! - `friction_column` the 10-bead column with Coulomb friction (dense, Lemke): 1000
+//! - `friction_column` the columns of 10 and 30 beads with Coulomb friction (dense, Lemke): 1000
 //!   steps through `simulate`, each contact's percussions within Coulomb's cone
 //! - `long_chain`   the struck bead column at N = 10,000 (band contact LCP): every step
 //!   solved to the end, the floor's percussions and gravity account for the momentum

@@ -73,7 +73,8 @@ impl BandSolver {
             }
             p.m.mul_add_magnitudes(u, &p.q, w, &mut self.mag);
             let (scale, sigma) = (&mut self.scale, &mut self.sigma);
-            p.m.resolution_with(&self.rate, &self.mag, scale, sigma);
+            let box_u = (&p.lo[..], &p.hi[..], &u[..]);
+            p.m.resolution_with(&self.rate, &self.mag, box_u, scale, sigma);
             let Some(Tally { count, first }) = self.infeasible(p, u, w, eps) else {
                 return (Outcome::Singular, solves);
             };

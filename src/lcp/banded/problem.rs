@@ -68,7 +68,8 @@ impl BandProblem {
         let (mut d, mut s, mut sigma) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         self.m.rates(&mut d);
         self.m.magnitudes(u, &self.q, &mut s);
-        self.m.resolution(&d, &s, &mut sigma);
+        self.m
+            .resolution(&d, &s, (&self.lo, &self.hi, u), &mut sigma);
         let per_width = vec![0.0; n];
         acceptance::residual_with(&self.lo, &self.hi, (&d, &per_width), u, w, &sigma)
     }

@@ -144,6 +144,7 @@ impl Solver {
         let ws = pivoting::Workspace {
             block: &mut self.block,
             trial: &mut self.trial,
+            prev: &mut self.prev,
             gauge: &mut self.gauge,
         };
         let (outcome, solves) = pivoting::run(p, ws, u, w, tol, budget);
@@ -337,11 +338,15 @@ mod tests {
         // corrected by pivoting, is solved to round-off of each row.
         let p = friction_column();
         let n = p.n();
+        lemke_polished(&p);
+        // Block pivoting from the all-pinned start now gets there first: its
+        // flips no longer end on a singular block (`pivoting::run` undoes
+        // such a flip).
         let mut s = Solver::new(n, Settings::default());
         let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
         let info = s.solve(&p, &mut u, &mut w);
         assert_eq!(info.status, Status::Solved, "{info:?}");
-        assert_eq!(info.method, Method::Lemke);
+        assert_eq!(info.method, Method::BlockPivot, "{info:?}");
         let tol = s.settings.tol;
         assert!(info.residual <= tol, "{info:?}");
         // The unit-free residual of the answer, computed afresh.
@@ -370,5 +375,80 @@ mod tests {
             (info.status, info.method),
             (Status::Solved, Method::WarmStart)
         );
+    }
+
+    /// Runs Lemke on `p` and polishes its answer (as [`Solver::solve_cold`]
+    /// does when block pivoting fails): the polished candidate must verify,
+    /// and its residual computed afresh be within the tolerance.
+    fn lemke_polished(p: &Problem) -> f64 {
+        let n = p.n();
+        crate::lcp::lemke::CHECK_INVARIANT.with(|c| c.set(false));
+        let mut s = Solver::new(n, Settings::default());
+        assert!(s.check_bounds(p));
+        let (outcome, _) = s.lemke(p);
+        assert_eq!(outcome, LemkeOutcome::Solution);
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let (ok, r) = s.polish(p, &mut u, &mut w);
+        assert!(ok.is_some(), "polished residual {r:e}");
+        assert!(r <= s.settings.tol && crate::lcp::residual(p, &u, &w) <= s.settings.tol);
+        r
+    }
+
+    /// Solves `p` with a fresh solver and checks the answer as
+    /// [`lemke_basis_polished_on_the_friction_column`] does: solved by Lemke
+    /// (and its polish), the residual computed afresh within the tolerance,
+    /// `u` in its box.
+    fn solved_cold(p: &Problem) -> Info {
+        let n = p.n();
+        crate::lcp::lemke::CHECK_INVARIANT.with(|c| c.set(false));
+        let mut s = Solver::new(n, Settings::default());
+        let (mut u, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let info = s.solve(p, &mut u, &mut w);
+        assert_eq!(info.status, Status::Solved, "{info:?}");
+        let tol = s.settings.tol;
+        assert!(info.residual <= tol, "{info:?}");
+        let r = crate::lcp::residual(p, &u, &w);
+        assert!(r <= tol, "residual {r:e}");
+        let (lo, hi) = (p.lo.as_slice(), p.hi.as_slice());
+        assert!((0..n).all(|i| u[i] >= lo[i] && u[i] <= hi[i]));
+        info
+    }
+
+    #[test]
+    fn pivoting_from_the_basis_counts_a_clamp_that_spills() {
+        // The friction columns of 30 and 100 beads (`benches/chain.rs`) at the
+        // steps where they stopped, t = 0.005 and 0.006 (120 and 400
+        // unknowns). Pivoting from Lemke's final basis converged on a
+        // candidate with free friction forces 1e-19 below zero, nothing
+        // against their own rows' resolved magnitudes (1e-3: those rows are
+        // coupled to the loaded contacts), while the acceptance test's clamp
+        // moves the `w` of the next contact's friction rows, whose terms are
+        // all round-off (3e-17), by all of them: rejected, residual 0.12 and
+        // 0.019. Pivoting now counts such a component as infeasible (the band
+        // solver's `spills`), and ends on a set the test accepts.
+        for text in [
+            include_str!("../../../tests/data/lcp/friction_column_n30.txt"),
+            include_str!("../../../tests/data/lcp/friction_column_n100.txt"),
+        ] {
+            let p = read(text);
+            lemke_polished(&p);
+            // Block pivoting from the all-pinned start solves them first
+            // since it undoes a flip that makes the free block singular.
+            let info = solved_cold(&p);
+            assert_eq!(info.method, Method::BlockPivot, "{info:?}");
+        }
+    }
+
+    #[test]
+    #[ignore = "open: no pivoting run ends on a verified set (issue 28)"]
+    fn friction_column_of_100_beads_at_t_0_013() {
+        // The 100-bead column's step from t = 0.013, where it stops now: Lemke's
+        // answer and the solve on the set read off it miss the tolerance, and
+        // neither block pivoting nor pivoting from Lemke's basis ends on a
+        // verified set (NumericalFailure, residual 1.0, 235 Lemke pivots;
+        // how each of them ends is not yet worked out).
+        solved_cold(&read(include_str!(
+            "../../../tests/data/lcp/friction_column_n100_t013.txt"
+        )));
     }
 }

@@ -122,10 +122,10 @@ pub struct NewtonStepper {
     memo: PointMemo,
     /// `f` at the last step's start, which the predictor extrapolates from.
     trend: RhsTrend,
-    /// `|hθ ∂f/∂x|` and `|J_u|` at the iterate the last linearization was
-    /// taken at (column-major): how far each unknown's rounding spreads
-    /// into the states' equations, for their scales
-    /// ([`Residual::widen_states`]).
+    /// `|hθ ∂f/∂x|` and `(I + |hθ ∂f/∂x|) |J_x⁻¹ J_u|` at the iterate the
+    /// last linearization was taken at (column-major): how far each
+    /// unknown's rounding spreads into the states' equations, for their
+    /// scales ([`Residual::widen_states`]).
     spread_x: Vec<f64>,
     spread_u: Vec<f64>,
     /// The scales the last LCP verified its multipliers with

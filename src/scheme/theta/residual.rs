@@ -10,11 +10,13 @@
 //! do not depend on units):
 //!
 //! - state `i`: `Φ_i = R_i`, scale
-//!   `b_i + Σ_k |hθ ∂f_i/∂x_k| b_k + Σ_j |J_u,ij| σ_j` with
+//!   `b_i + Σ_k |hθ ∂f_i/∂x_k| b_k + Σ_j P_ij σ_j` with
 //!   `b_i = |x̄_i| + |x_i| + h (θ |f_i|₊ + (1-θ) |f_i|₊)` (`|·|₊` sums the
 //!   absolute values of the terms, see `Expr::eval_magnitude`): the state's
 //!   own terms, and the unknowns its equation reads counted at their own
-//!   scales (`σ_j`, the multipliers' as the LCP verified them: see below),
+//!   scales (`σ_j`, the multipliers' as the LCP verified them: see below,
+//!   spread by `P = (I + |hθ ∂f/∂x|) |J_x⁻¹ J_u|` through the states the
+//!   step computes from them into the equations that read those states),
 //!   once the iteration has a Jacobian (a state brought to rest next to
 //!   zero is a difference of far larger terms: see
 //!   [`Residual::widen_states`]);
@@ -35,7 +37,7 @@
 //!   iterate of this step, none before the first.
 //!
 //! When an iterate fails that test, it is measured again with the
-//! multipliers' own scales `μ` added (`Σ_j |J_u,ij| μ_j` to a state's,
+//! multipliers' own scales `μ` added (`Σ_j P_ij μ_j` to a state's,
 //! `Σ_l |∂c_j/∂u_l| μ_l` to a pair's): `μ_l` is what the LCP that gave the
 //! iterate verified `u_l` against ([`Solver::multiplier_scales`]), so an
 //! iterate the LCP solved to its rounding is not refused for that rounding
@@ -284,11 +286,12 @@ impl Residual {
     }
 
     /// Adds to each state's scale the scales of the unknowns its equation
-    /// reads: `s_i = b_i + Σ_k |hθ ∂f_i/∂x_k| b_k + Σ_j |J_u,ij| μ_j`, with
-    /// `b` the states' own scales and `μ_j` the scale of multiplier `j` the
+    /// reads: `s_i = b_i + Σ_k |hθ ∂f_i/∂x_k| b_k + Σ_j P_ij μ_j`, with
+    /// `b` the states' own scales, `μ_j` the scale of multiplier `j` the
     /// LCP that gave the iterate verified it with
-    /// ([`Solver::multiplier_scales`]; the second sum only when
-    /// `spread.u` holds them). A state the step brings to rest at zero (a
+    /// ([`Solver::multiplier_scales`]) and `P = (I + |hθ ∂f/∂x|) |J_x⁻¹ J_u|`
+    /// how its rounding reaches equation `i` through the states the step
+    /// computes from it (the second sum only when `spread.u` holds them). A state the step brings to rest at zero (a
     /// stuck mass's velocity, the position beside it) is computed from terms
     /// far larger than itself, and its rounding is theirs: a relay's output
     /// `off + (on - off) z_s` at 0 carries the rounding of `off`. With its
@@ -425,8 +428,8 @@ fn natural_residual(c: f64, d: f64, u: f64, lo: f64, hi: f64) -> f64 {
 /// How the rounding of each unknown spreads into the states' equations
 /// (see [`Residual::widen_states`]): `|hθ ∂f/∂x|` (`nx × nx`, column-major)
 /// at the iterate the last linearization was taken at, and with it, once an
-/// LCP verified the multipliers, `|J_u|` (`nx × nu`) and the multipliers'
-/// scales `μ`.
+/// LCP verified the multipliers, `P = (I + |hθ ∂f/∂x|) |J_x⁻¹ J_u|`
+/// (`nx × nu`) and the multipliers' scales `μ`.
 pub(super) struct Spread<'a> {
     pub(super) x: &'a [f64],
     pub(super) u: Option<(&'a [f64], &'a [f64])>,

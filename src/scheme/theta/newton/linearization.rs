@@ -62,12 +62,38 @@ impl NewtonStepper {
             return Err(StepError::SingularIteration { h });
         }
         let (fu1, fu0) = (j.fu.as_slice(), self.fu0.as_slice());
-        let g_and_spread = self.g.as_mut_slice().iter_mut().zip(&mut self.spread_u);
-        for (((g, s), a1), a0) in g_and_spread.zip(fu1).zip(fu0) {
+        for ((g, a1), a0) in self.g.as_mut_slice().iter_mut().zip(fu1).zip(fu0) {
             *g = -h * (theta * a1 + (1.0 - theta) * a0);
-            *s = g.abs();
         }
         self.lu.solve_columns(&mut self.g);
+        // How a multiplier's rounding reaches the states' equations: through
+        // the states the step computes from it, `J_x⁻¹ J_u` (every state down
+        // a chain of couplings, not only those whose equations read it), each
+        // entering the equations that read that state, `|J_x| <= I + |hθ ∂f/∂x|`:
+        // `|g| + |hθ ∂f/∂x| |g|`, never less than `|J_u| = |J_x g|`. With
+        // `|J_u|` alone a sign block holding a state at 0, whose rounding
+        // passed through two more states to a third, left that third's scale
+        // at 2e-21 against a residual of 4e-22 from that rounding, and the
+        // line search refused a Newton step that had solved the step (issue
+        // 28's random models, `tests/data/random/found_seed77_model21.toml`).
+        let (g, sx) = (self.g.as_slice(), &self.spread_x[..nx * nx]);
+        for c in 0..nu {
+            let gc = &g[c * nx..(c + 1) * nx];
+            let out = &mut self.spread_u[c * nx..(c + 1) * nx];
+            for i in 0..nx {
+                out[i] = gc[i].abs();
+            }
+            for k in 0..nx {
+                let gk = gc[k].abs();
+                if gk == 0.0 {
+                    continue;
+                }
+                let column = &sx[k * nx..(k + 1) * nx];
+                for i in 0..nx {
+                    out[i] += column[i] * gk;
+                }
+            }
+        }
         self.a.copy_from_slice(&self.cur.phi[..nx]);
         self.lu.solve(&mut self.a);
         // M = C_u - C_x g, q = c - C_x a - M ū.

@@ -27,7 +27,7 @@
 //! the update at one processes the samples due (the partitions read the
 //! current mode's multipliers there), then chooses the mode for the new held
 //! values, and reports `valuesOfContinuousStatesChanged` since the ODE the
-//! importer integrates changed with them (see [`super::sampling`]); between
+//! importer integrates changed with them (see the `sampling` module); between
 //! samples the held values are inputs that do not change.
 //!
 //! Mechanical models are refused ([`refusal`]): their impacts are velocity

@@ -77,8 +77,8 @@ fn smc_implicit_under_model_exchange_gives_the_co_simulation_run() {
             }
         }
         i.get_reals(&[u_vr], &mut u).unwrap();
-        for (c, v) in [x[0], x[1], u[0]].into_iter().enumerate() {
-            worst[c] = worst[c].max((v - want[c][k]).abs());
+        for ((w, column), v) in worst.iter_mut().zip(&want).zip([x[0], x[1], u[0]]) {
+            *w = w.max((v - column[k]).abs());
         }
     }
     println!(

@@ -9,8 +9,10 @@
 //! `ċ_i = ∂c_i/∂x f(x, u, w, t) + ∂c_i/∂t = 0`. Those equations `G(u_F) = 0`
 //! are solved at every state the integrator asks for by Newton's method on
 //! their Jacobian `J` (rows `∂c_i/∂u_F`, or `∂c_i/∂x ∂f/∂u_F`: `∂c_i/∂x`
-//! does not read the free pairs, which `c_i` does not read), warm-started
-//! from the last solution. Convergence: every `|G_i|` at most [`FREE_TOL`]
+//! does not read the free pairs, which `c_i` does not read), started from
+//! the free pairs at 0 (so that the ODE is a function of the state in the
+//! mode, bit for bit, as importers' finite differences require), and from the
+//! last solution when that does not converge. Convergence: every `|G_i|` at most [`FREE_TOL`]
 //! times the magnitude of its terms (`|c_i|₊`, or `Σ_k |∂c_i/∂x_k| |f_k|₊ +
 //! |∂c_i/∂t|`), which any change of units scales alike. A singular `J` or no
 //! convergence within [`FREE_ITERATIONS`] is a failure: at the mode's entry

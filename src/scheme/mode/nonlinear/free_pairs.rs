@@ -84,9 +84,22 @@ impl NonlinearMode {
             None => {
                 let k = 1 - self.newest;
                 self.u_start.copy_from_slice(&self.u);
-                if let Err(why) = self.solve(lcs, t, x) {
+                // From a start the mode fixes (its free pairs at 0), so that
+                // `x'` is a function of `(t, x)` in the mode, bit for bit,
+                // whatever was evaluated before: an importer's finite
+                // differences come back to a state and must find what it
+                // found there. The last solution is the start only when that
+                // iteration fails (a relation whose Jacobian is singular at
+                // 0, or too nonlinear to converge from there).
+                for &i in &self.free {
+                    self.u[i] = 0.0;
+                }
+                if self.solve(lcs, t, x).is_err() {
                     self.u.copy_from_slice(&self.u_start);
-                    return Err(why);
+                    if let Err(why) = self.solve(lcs, t, x) {
+                        self.u.copy_from_slice(&self.u_start);
+                        return Err(why);
+                    }
                 }
                 let s = &mut self.slots[k];
                 s.x.copy_from_slice(x);

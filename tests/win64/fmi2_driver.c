@@ -11,7 +11,9 @@
  * here), then terminate and free. Prints one line per communication point:
  * the time and the values, each as %a (exact hexadecimal floating point; the
  * MinGW build needs -D__USE_MINGW_ANSI_STDIO=1 for it).
- * Exit status: 0 when every call returned fmi2OK, 1 otherwise, 2 on bad usage. */
+ * Exit status: 0 when every call returned fmi2OK or fmi2Warning (a warning is a
+ * call that succeeded: bridge_cap_filter warns at initialization that no
+ * multipliers fit its start state), 1 otherwise, 2 on bad usage. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,7 +62,7 @@ static void logger(void *env, const char *name, fmi2Status status, const char *c
 
 static int failures = 0;
 static void check(fmi2Status status, const char *call) {
-    if (status != 0) {
+    if (status != 0 && status != 1) { /* fmi2OK, fmi2Warning */
         fprintf(stderr, "%s returned %d\n", call, status);
         failures++;
     }

@@ -155,8 +155,8 @@ impl NonlinearMode {
         }
     }
 
-    /// Where the free pairs' iteration starts at the next state (the last
-    /// solution; FMU states carry it).
+    /// The last solution of the free pairs: where a mode's build starts, and
+    /// an evaluation whose start from 0 fails (FMU states carry it).
     pub fn iterate(&self) -> &[f64] {
         &self.u
     }

@@ -301,3 +301,47 @@ fn arbitrary_text_never_panics() {
         }
     }
 }
+
+/// An RC charged through a switch: with a constant control the switch is
+/// the resistor RON (closed) or ROFF (open), step for step to rounding; with
+/// a PULSE control it is ROFF until the pulse's edge and RON after, so the
+/// run equals the ROFF circuit's up to the edge and then the RON circuit's
+/// from the state there (backward Euler, h = 1 us, the edge at 0.5 ms on a
+/// mid-step at 0.5005 ms: the step ending at 0.501 ms is the first
+/// closed one).
+#[test]
+fn a_switch_is_its_resistance_by_its_control() {
+    use lcsfmu::tool::simulate::{run, Options};
+    let rc = |element: &str, ic: f64| {
+        format!(
+            "switched rc\nV1 in 0 DC 10\n{element}\nC1 a 0 1u IC={ic}\nR2 a 0 1k\nVG g 0 {{gate}}\nRG g 0 1k\n.param gate=0\n.model SM SW(VT=0.5 RON=10 ROFF=1e5)\n.tran 1u 1m\n"
+        )
+    };
+    let simulate = |text: &str| {
+        let m = ok(text);
+        let t = run(m, "{g}", &Options::default()).unwrap();
+        assert_eq!(t.failure, None);
+        super::column(&t, "V_C1")
+    };
+    let same = |a: &[f64], b: &[f64], what: &str| {
+        for (k, (x, y)) in a.iter().zip(b).enumerate() {
+            assert!(
+                (x - y).abs() <= 1e-12 * y.abs().max(1.0),
+                "{what} at {k}: {x} {y}"
+            );
+        }
+    };
+    let closed = simulate(&rc("R1 in a 10", 0.0));
+    let open = simulate(&rc("R1 in a 1e5", 0.0));
+    let on = simulate(&rc("S1 in a g 0 SM", 0.0).replace("gate=0", "gate=1"));
+    let off = simulate(&rc("S1 in a g 0 SM", 0.0));
+    same(&on, &closed, "closed");
+    same(&off, &open, "open");
+    let pulse =
+        rc("S1 in a g 0 SM", 0.0).replace("VG g 0 {gate}", "VG g 0 PULSE(0 1 0.5005m 1n 1n 1 2)");
+    let switched = simulate(&pulse);
+    // Up to the step ending at 0.5 ms: open.
+    same(&switched[..=500], &open[..=500], "before the edge");
+    let rest = simulate(&rc("R1 in a 10", switched[500]).replace(".tran 1u 1m", ".tran 1u 0.5m"));
+    same(&switched[500..], &rest, "after the edge");
+}

@@ -3,7 +3,8 @@
 //! an inductor in series with a diode, a controlled source `E`, `F`, `G` or
 //! `H` driving the next section from this one's voltage or sensed current, a
 //! transformer `K` of random `|k| < 0.99`, a resistor and a diode in nested
-//! `.subckt`s with a parameter passed down) and a shunt to the ground (a
+//! `.subckt`s with a parameter passed down, a switch `S` driven by its own
+//! `PULSE` or `SIN` source, `RON` 1e-3..1 and `ROFF` 1e2..1e7) and a shunt to the ground (a
 //! capacitor, a resistor, both, a clamping diode with a resistor, an
 //! inductor with its resistor), fed by a voltage source through a resistor
 //! or a current source across one, in `DC`, `SIN`, `PULSE` or `PWL`. Every
@@ -119,7 +120,7 @@ pub fn random_netlist(rng: &mut Rng, index: usize) -> (String, String) {
     for k in 0..sections {
         let (a, b) = (format!("n{k}"), format!("n{}", k + 1));
         // The series branch from a to b.
-        match rng.below(12) {
+        match rng.below(13) {
             0 => {
                 writeln!(text, "{} {a} {b} {}", name('R'), r(rng)).unwrap();
                 what.push("R");
@@ -187,6 +188,44 @@ pub fn random_netlist(rng: &mut Rng, index: usize) -> (String, String) {
                 let k_value = num(uniform(rng, -0.99, 0.99));
                 writeln!(text, "{} {p} {q} {k_value}", name('K')).unwrap();
                 what.push("K");
+            }
+            12 => {
+                // A switch driven in time: its own PULSE or SIN source
+                // across a resistor, threshold inside the source's range,
+                // RON 1e-3..1 and ROFF 1e2..1e7, with a resistor to the
+                // ground at a (it may have no other connection).
+                writeln!(text, "{} {a} 0 {}", name('R'), r(rng)).unwrap();
+                let control = name('V');
+                let wave = if rng.chance(50) {
+                    let per = log_uniform(rng, stop / 50.0, stop);
+                    let edge = per * uniform(rng, 0.0, 0.2);
+                    format!(
+                        "PULSE(0 1 {} {} {} {} {})",
+                        num(per * uniform(rng, 0.0, 0.5)),
+                        num(edge),
+                        num(edge),
+                        num(per * uniform(rng, 0.1, 0.5)),
+                        num(per)
+                    )
+                } else {
+                    format!(
+                        "SIN(0.5 0.5 {})",
+                        num(log_uniform(rng, 0.5 / stop, 50.0 / stop))
+                    )
+                };
+                writeln!(text, "{control} c{k} 0 {wave}").unwrap();
+                writeln!(text, "{} c{k} 0 {}", name('R'), r(rng)).unwrap();
+                let switch = name('S');
+                writeln!(text, "{switch} {a} {b} c{k} 0 SW{k}").unwrap();
+                writeln!(
+                    text,
+                    ".model SW{k} SW(VT={} RON={} ROFF={})",
+                    num(uniform(rng, 0.1, 0.9)),
+                    num(log_uniform(rng, 1e-3, 1.0)),
+                    num(log_uniform(rng, 1e2, 1e7))
+                )
+                .unwrap();
+                what.push("S");
             }
             _ => {
                 // A resistor and a diode in two nested subcircuits, the
@@ -338,7 +377,7 @@ fn random_ladders_step_without_a_discard() {
                 let dynamic = text
                     .lines()
                     .skip(1)
-                    .any(|l| l.starts_with(['C', 'L', 'D', 'X']));
+                    .any(|l| l.starts_with(['C', 'L', 'D', 'X', 'S']));
                 let true_reason = !dynamic && e.message.contains("no capacitor, inductor or diode");
                 assert!(
                     true_reason,

@@ -32,6 +32,33 @@ impl DiodeModel {
     }
 }
 
+/// A voltage-controlled switch's `.model name SW(...)`: closed (`Ron`)
+/// while the control voltage is above `Vt + Vh`, open (`Roff`) below
+/// `Vt - Vh`, unchanged between (ngspice's `SW`). Defaults as ngspice's:
+/// `Vt = 0`, `Vh = 0`, `Ron = 1`, `Roff = 1e12` (`1/GMIN`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchModel {
+    pub vt: f64,
+    pub vh: f64,
+    pub ron: f64,
+    pub roff: f64,
+}
+
+impl SwitchModel {
+    pub const DEFAULT: SwitchModel = SwitchModel {
+        vt: 0.0,
+        vh: 0.0,
+        ron: 1.0,
+        roff: 1e12,
+    };
+
+    /// The series resistance of the gated branch beside the `Roff` branch:
+    /// `1/R2 = 1/Ron - 1/Roff`, so that both in parallel give `Ron`.
+    pub fn switched_resistance(&self) -> f64 {
+        self.ron * self.roff / (self.roff - self.ron)
+    }
+}
+
 /// A source's value in time, as SPICE defines its transient forms. Times
 /// left out are filled from `.tran` when the netlist is complete.
 #[derive(Clone, Debug, PartialEq)]
@@ -111,6 +138,14 @@ pub enum Kind {
         source: usize,
         gain: f64,
     },
+    /// `S`: a resistance between `n+` and `n-`, `Ron` or `Roff` by the
+    /// voltage `v(nc+) - v(nc-)` (see [`SwitchModel`]); `on` is the
+    /// `ON`/`OFF` keyword (the state before the first instant).
+    Switch {
+        control: [usize; 2],
+        model: SwitchModel,
+        on: bool,
+    },
 }
 
 impl Kind {
@@ -127,6 +162,7 @@ impl Kind {
             Kind::Vccs { .. } => "voltage-controlled current source",
             Kind::Cccs { .. } => "current-controlled current source",
             Kind::Ccvs { .. } => "current-controlled voltage source",
+            Kind::Switch { .. } => "switch",
         }
     }
 }

@@ -10,13 +10,14 @@
 //! capacitor's nodes (nodes not listed at 0, as SPICE's `UIC`), else 0:
 //! there is no DC operating point.
 
-use super::elements::{Circuit, Kind, Saved, Waveform};
+use super::elements::{Circuit, Kind, Saved, SwitchModel, Waveform};
 use super::mna::{axpy, unit, Columns, Row, Slot, Solution};
 use super::names::Namer;
 use super::topology::Role;
 use super::waveform;
 use super::NetError;
 use crate::model::expr::{BinOp, Expr, Node};
+use crate::model::functions::Func;
 use crate::model::program::{Form, Nonlinear, Operand};
 use crate::model::{ExprMatrix, Output, Pair, System, Variable};
 
@@ -51,6 +52,9 @@ pub fn parts(
     let mut der: Vec<Row> = Vec::new();
     let mut rel: Vec<Row> = Vec::new();
     let mut summary = Vec::new();
+    // Switches whose state is a function of time: (pair row, the state as
+    // a program of time, the voltage across as a row).
+    let mut gates: Vec<(usize, Node, Row)> = Vec::new();
     for (i, e) in c.elements.iter().enumerate() {
         let (p, q) = (&c.nodes[e.nodes[0]], &c.nodes[e.nodes[1]]);
         match (&e.kind, cols.slots[i]) {
@@ -151,6 +155,33 @@ pub fn parts(
                     algebraic: false,
                 });
             }
+            (Kind::Switch { control, model, on }, Slot::Gate(j)) => {
+                let r2 = model.switched_resistance();
+                let across = sol.across(e.nodes);
+                let (state, text) = switch_state(c, cols, sol, i, *control, model, *on)?;
+                let mut row = unit(width, cols.u(j), r2);
+                match state {
+                    State::Fixed(s) => axpy(&mut row, -s, &across),
+                    State::Time(node) => gates.push((rel.len(), node, across)),
+                }
+                let name = names.take(format!("{}_i", e.name), e.line, &e.name)?;
+                summary.push(format!(
+                    "pair {name}: current of {}'s gated branch ({r2:e} Ohm beside ROFF = {:e} Ohm), free: {r2:e} {name} = s V({p}, {q}), s {text}",
+                    e.name, model.roff
+                ));
+                rel.push(row);
+                pairs.push(Pair {
+                    name,
+                    lo: Expr::constant(f64::NEG_INFINITY),
+                    hi: Expr::constant(f64::INFINITY),
+                    description: format!(
+                        "current of {}'s gated branch (from {p} to {q}), zero while the switch is open",
+                        e.name
+                    ),
+                    unit: "A".into(),
+                    algebraic: false,
+                });
+            }
             _ => {}
         }
     }
@@ -193,6 +224,11 @@ pub fn parts(
                 if m.roff.is_finite() {
                     axpy(&mut row, 1.0 / m.roff, &across);
                 }
+                Some(row)
+            }
+            (Kind::Switch { model, .. }, Slot::Gate(j)) => {
+                let mut row = unit(width, cols.u(j), 1.0);
+                axpy(&mut row, 1.0 / model.roff, &sol.across(e.nodes));
                 Some(row)
             }
             (Kind::Vcvs { .. } | Kind::Ccvs { .. }, _) => sol.current(i),
@@ -277,8 +313,32 @@ pub fn parts(
             nonlinear.der.push((i, p));
         }
     }
+    let lookup_names: Vec<&str> = states
+        .iter()
+        .map(|v: &Variable| v.name.as_str())
+        .chain(pairs.iter().map(|p: &Pair| p.name.as_str()))
+        .collect();
     for (i, row) in rel.iter().enumerate() {
-        let (constant, program, on_w) = split.tail(row);
+        let (constant, mut program, on_w) = split.tail(row);
+        if let Some((_, state, across)) = gates.iter().find(|g| g.0 == i) {
+            // `- s(t) v`: a product of a program of time and a row over the
+            // variables, the only place a netlist's rows read variables
+            // nonlinearly (linear for every fixed time).
+            let v = split.node(across, &lookup_names, inputs);
+            let term = Node::Neg(Box::new(mul(state.clone(), v)));
+            let lookup = |n: &str| {
+                lookup_names
+                    .iter()
+                    .position(|v| *v == n)
+                    .or_else(|| inputs.iter().position(|w| w == n).map(|j| nx + nu + j))
+                    .map(Operand::Var)
+                    .or((n == "time").then_some(Operand::Time))
+            };
+            let gate = Expr::compile_program(&term, &lookup, Form::Signal)
+                .expect("a switch's state reads only time, its voltage is linear");
+            debug_assert!(program.is_none(), "the gated row holds only R2 u");
+            program = Some(gate);
+        }
         let (c, d, g) = (&mut system.c, &mut system.d, &mut system.g);
         push_row(c, d, g, i, row, cols, constant);
         let fw = &mut system.fw.entries;
@@ -605,4 +665,131 @@ fn inverse_inductances(
         }
     }
     Ok(out)
+}
+
+/// A switch's state `s` (1 closed, 0 open).
+enum State {
+    /// The control is constant: the switch never changes.
+    Fixed(f64),
+    /// The control is a function of time: `s(t)` as a program whose `step`
+    /// is a time jump (located by `model::time_jumps`).
+    Time(Node),
+}
+
+/// The state of switch `i` from its control voltage `v(nc+) - v(nc-)`,
+/// with a sentence for `check`. Supported: a control that is a function of
+/// time only (the sources, through any resistive network), hysteresis only
+/// when that control is constant. Refused, with why: a control that reads
+/// the circuit's states or switched currents (a relay, whose state is a
+/// state event), a control that reads an FMU input, and hysteresis on a
+/// control that moves (inside the band the state is the history's).
+fn switch_state(
+    c: &Circuit,
+    cols: &Columns,
+    sol: &Solution,
+    i: usize,
+    control: [usize; 2],
+    m: &SwitchModel,
+    on: bool,
+) -> Result<(State, String), NetError> {
+    let e = &c.elements[i];
+    let vc = sol.across(control);
+    let (cp, cq) = (&c.nodes[control[0]], &c.nodes[control[1]]);
+    let reads: Vec<&str> = c
+        .elements
+        .iter()
+        .zip(&cols.slots)
+        .filter(|(_, slot)| match **slot {
+            Slot::State(k) => vc[cols.x(k)] != 0.0,
+            Slot::Pair(k, _) | Slot::Gate(k) => vc[cols.u(k)] != 0.0,
+            _ => false,
+        })
+        .map(|(e, _)| e.name.as_str())
+        .collect();
+    if !reads.is_empty() {
+        return Err(NetError::at(
+            e.line,
+            format!(
+                "{}: its control voltage V({cp}) - V({cq}) depends on the circuit's state through {}: a switch controlled by the circuit itself (a relay: its state changes at a state event) is not supported yet; only controls that are functions of time are (V and I sources, DC, SIN, PULSE or PWL, through resistors and controlled sources)",
+                e.name,
+                super::topology::list(&reads)
+            ),
+        ));
+    }
+    let mut constant = vc[cols.one()];
+    let mut time: Option<Node> = None;
+    for (src, slot) in c.elements.iter().zip(&cols.slots) {
+        let (Slot::Source(k), Kind::Voltage(w) | Kind::Current(w)) = (*slot, &src.kind) else {
+            continue;
+        };
+        let coef = vc[cols.s(k)];
+        if coef == 0.0 {
+            continue;
+        }
+        match (w.constant(), w) {
+            (Some(v), _) => constant += coef * v,
+            (None, Waveform::Input(_)) => {
+                return Err(NetError::at(
+                    e.line,
+                    format!(
+                        "{}: its control voltage V({cp}) - V({cq}) reads the FMU input of {}: a switch driven by an input is not supported yet (its state would change when the importer sets the input, an event the FMU does not locate); drive it from a source in time",
+                        e.name, src.name
+                    ),
+                ))
+            }
+            (None, _) => {
+                let term = mul(Node::Num(coef), waveform::program(w));
+                time = Some(match time {
+                    None => term,
+                    Some(t) => add(t, term),
+                });
+            }
+        }
+    }
+    let Some(time) = time else {
+        let s = if constant > m.vt + m.vh {
+            1.0
+        } else if constant < m.vt - m.vh {
+            0.0
+        } else if on {
+            1.0
+        } else {
+            0.0
+        };
+        let text = format!(
+            "= {s}: the control is constant, {constant:e} V (VT = {:e}, VH = {:e})",
+            m.vt, m.vh
+        );
+        return Ok((State::Fixed(s), text));
+    };
+    if m.vh > 0.0 {
+        return Err(NetError::at(
+            e.line,
+            format!(
+                "{}: hysteresis VH = {:e} with a control that varies in time is not supported yet (inside the band VT - VH to VT + VH the state is the history's, which a function of time does not carry); set VH = 0",
+                e.name, m.vh
+            ),
+        ));
+    }
+    let vc_node = add(Node::Num(constant), time);
+    // VH = 0: closed above VT, open below; at VT exactly ngspice keeps the
+    // previous state, here the ON/OFF keyword's (which it starts from).
+    let s = if on {
+        Node::Call(Func::Step, Box::new(sub(vc_node, Node::Num(m.vt))))
+    } else {
+        sub(
+            Node::Num(1.0),
+            Node::Call(Func::Step, Box::new(sub(Node::Num(m.vt), vc_node))),
+        )
+    };
+    let text = format!(
+        "= 1 while V({cp}) - V({cq}) (a function of time) is {} VT = {:e} V, else 0",
+        if on { "at or above" } else { "above" },
+        m.vt
+    );
+    Ok((State::Time(s), text))
+}
+
+fn sub(a: Node, b: Node) -> Node {
+    Node::Bin(BinOp::Sub, Box::new(a), Box::new(b))
 }

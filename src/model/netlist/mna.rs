@@ -18,6 +18,11 @@
 //! - `C v' = i_C` and `L i' = v(n+) - v(n-)`: the rows of `A`, `B`, `f`;
 //! - a diode by current: `y = v(n-) - v(n+) + R2 u + Vf >= 0`, its reverse
 //!   voltage beyond the knee; by voltage (`v = Vf + R2 i - u`): `y = i`;
+//! - a switch: `Roff` between its nodes in `G`, and beside it a gated branch
+//!   of resistance `R2` (`1/R2 = 1/Ron - 1/Roff`) whose current `u` is a
+//!   column of `K`, as a current source's; `lower` closes it with the
+//!   equation `R2 u - s(t) (v(n+) - v(n-)) = 0`, `s` the switch's state;
+//!   the switch's current is `u + (v(n+) - v(n-))/Roff`;
 //! - node voltages and branch currents: the outputs.
 //!
 //! The matrices are numbers: the values of the elements and of `.param` are
@@ -34,6 +39,8 @@ pub enum Slot {
     None,
     State(usize),
     Pair(usize, Role),
+    /// A switch's gated branch: its current is pair `j`'s multiplier.
+    Gate(usize),
     Source(usize),
 }
 
@@ -61,6 +68,10 @@ impl Columns {
                 Kind::Diode(_) => {
                     nu += 1;
                     Slot::Pair(nu - 1, role.expect("every diode has a role"))
+                }
+                Kind::Switch { .. } => {
+                    nu += 1;
+                    Slot::Gate(nu - 1)
                 }
                 Kind::Voltage(_) | Kind::Current(_) => {
                     ns += 1;
@@ -268,6 +279,12 @@ pub fn solve(c: &Circuit, cols: &Columns) -> Result<Solution, NetError> {
                         (v, DiodeModel::switched_resistance(m))
                     }
                 }
+            }
+            (Kind::Switch { model, .. }, Slot::Gate(j)) => {
+                // `Roff` always, and beside it the gated branch's current,
+                // a multiplier injected like a current source.
+                conductance(&mut g, e.nodes, 1.0 / model.roff);
+                (unit(width, cols.u(j), 1.0), 0.0)
             }
             (Kind::Vcvs { .. } | Kind::Ccvs { .. }, _) => (vec![0.0; width], 0.0),
             _ => unreachable!("slots follow the elements"),

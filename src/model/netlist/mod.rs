@@ -1,6 +1,7 @@
 //! The netlist front end: a SPICE netlist (`.cir`, `.sp`, `.net`) read into
 //! the same first-order [`Model`] the TOML forms give, with ideal (or
-//! piecewise-linear) diodes as complementarity pairs.
+//! piecewise-linear) diodes as complementarity pairs and switches `S`
+//! driven in time as free pairs whose equation reads the switch state.
 //!
 //! The pipeline, one file per step:
 //!
@@ -191,7 +192,11 @@ fn lower_circuit(
         count(circuit.nodes.len() - 1, "node", "nodes"),
         count(circuit.elements.len(), "element", "elements"),
         count(cols.nx, "state", "states"),
-        count(cols.nu, "diode", "diodes"),
+        count(
+            cols.nu,
+            "pair (diode or switch)",
+            "pairs (diodes and switches)"
+        ),
     )];
     if tran.is_none() && settings.experiment.is_none() {
         summary.push("no .tran: the experiment is 0 to 1 s in steps of 0.01 s".into());

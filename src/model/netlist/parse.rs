@@ -1,4 +1,4 @@
-//! Statements into a [`Circuit`]: elements (`R C L V I D`, the linear
+//! Statements into a [`Circuit`]: elements (`R C L V I D S`, the linear
 //! controlled sources `E F G H`, coupled inductors `K`, subcircuit instances
 //! `X`) and directives (`.param .tran .ic .model .options .save .probe`,
 //! `.subckt` ... `.ends`, and the ones accepted with no effect).
@@ -12,11 +12,14 @@
 //!
 //! `.param` lines are read first, in order (a parameter may use those defined
 //! before it), so an element may use a parameter defined below it, as in
-//! SPICE. `.model` cards are read before the diodes that name them. Every
+//! SPICE. `.model` cards (`D`, `SW`) are read before the diodes and switches
+//! that name them. Every
 //! refusal names the line and what is wrong; element, node, model and
 //! parameter names are case-insensitive.
 
-use super::elements::{Circuit, Coupling, DiodeModel, Element, Kind, Saved, Tran, Waveform};
+use super::elements::{
+    Circuit, Coupling, DiodeModel, Element, Kind, Saved, SwitchModel, Tran, Waveform,
+};
 use super::lines::{self, Line, Token};
 use super::values::{number, Params};
 use super::NetError;
@@ -28,7 +31,6 @@ const NOT_YET: &[(char, &str)] = &[
     ('j', "JFET"),
     ('m', "MOSFET"),
     ('q', "bipolar transistor"),
-    ('s', "voltage-controlled switch"),
     ('t', "transmission line"),
     ('w', "current-controlled switch"),
     ('z', "MESFET"),
@@ -321,8 +323,9 @@ struct Reader<'i> {
     /// Lower-case element name to its line.
     names: HashMap<String, usize>,
     /// Lower-case model name to the model and its line.
-    models: HashMap<String, (DiodeModel, usize)>,
-    /// Diodes waiting for their model: element index, model name as written.
+    models: HashMap<String, (DeviceModel, usize)>,
+    /// Diodes and switches waiting for their model: element index, model
+    /// name as written.
     diode_models: Vec<(usize, String)>,
     /// `F` and `H` waiting for their controlling source: element index and
     /// the source's name.
@@ -337,6 +340,13 @@ struct Reader<'i> {
     scope: Scope,
     /// FMU input names.
     inputs: &'i [String],
+}
+
+/// A `.model` card: a diode's (type `D`) or a switch's (type `SW`).
+#[derive(Clone)]
+enum DeviceModel {
+    Diode(DiodeModel),
+    Switch(SwitchModel),
 }
 
 /// A `.save` request as written, resolved once every node is known.
@@ -474,9 +484,10 @@ impl Reader<'_> {
         };
         let name = c.word("a model name")?;
         let kind = c.word(&format!(".model {name}: its type"))?;
-        if !kind.eq_ignore_ascii_case("d") {
+        let switch = kind.eq_ignore_ascii_case("sw");
+        if !kind.eq_ignore_ascii_case("d") && !switch {
             return c.fail(format!(
-                ".model {name}: type '{kind}' is not supported (diode models, type D, are)"
+                ".model {name}: type '{kind}' is not supported (diode models, type D, and voltage-controlled switch models, type SW, are)"
             ));
         }
         let key = name.to_ascii_lowercase();
@@ -488,6 +499,7 @@ impl Reader<'_> {
             c.next();
         }
         let mut model = DiodeModel::IDEAL;
+        let mut sw = SwitchModel::DEFAULT;
         let mut ignored = Vec::new();
         loop {
             match c.peek() {
@@ -511,6 +523,20 @@ impl Reader<'_> {
             }
             let what = format!(".model {name}: {p}");
             let v = self.value(&mut c, &what)?;
+            if switch {
+                match p.to_ascii_lowercase().as_str() {
+                    "vt" => sw.vt = v,
+                    "vh" => sw.vh = v,
+                    "ron" => sw.ron = v,
+                    "roff" => sw.roff = v,
+                    _ => {
+                        return c.fail(format!(
+                            ".model {name}: unknown switch parameter '{p}' (a voltage-controlled switch, type SW, takes VT, VH, RON and ROFF)"
+                        ))
+                    }
+                }
+                continue;
+            }
             match p.to_ascii_lowercase().as_str() {
                 "ron" => model.ron = v,
                 "roff" => model.roff = v,
@@ -522,6 +548,12 @@ impl Reader<'_> {
                     ))
                 }
             }
+        }
+        if switch {
+            self.switch_model(&c, &name, &sw)?;
+            self.models
+                .insert(key, (DeviceModel::Switch(sw), line.number));
+            return Ok(());
         }
         if !(model.ron >= 0.0) || !model.ron.is_finite() {
             return c.fail(format!(
@@ -545,7 +577,36 @@ impl Reader<'_> {
                 model.vf
             ));
         }
-        self.models.insert(key, (model, line.number));
+        self.models
+            .insert(key, (DeviceModel::Diode(model), line.number));
+        Ok(())
+    }
+
+    /// Refuses a switch model that is not a resistance between two
+    /// positive finite values, or whose threshold or hysteresis is not a
+    /// number the switch can use (`VH < 0` leaves no band).
+    fn switch_model(&self, c: &Cursor, name: &str, m: &SwitchModel) -> Result<(), NetError> {
+        if !(m.ron > 0.0) || !m.ron.is_finite() {
+            return c.fail(format!(
+                ".model {name}: RON = {} must be finite and positive (a zero resistance would short the switch's nodes and leave its current undetermined)",
+                m.ron
+            ));
+        }
+        if !(m.roff > m.ron) || !m.roff.is_finite() {
+            return c.fail(format!(
+                ".model {name}: ROFF = {} must be finite and above RON = {}",
+                m.roff, m.ron
+            ));
+        }
+        if !m.vt.is_finite() {
+            return c.fail(format!(".model {name}: VT = {} must be finite", m.vt));
+        }
+        if !(m.vh >= 0.0) || !m.vh.is_finite() {
+            return c.fail(format!(
+                ".model {name}: VH = {} must be finite and >= 0 (the hysteresis band is VT - VH to VT + VH)",
+                m.vh
+            ));
+        }
         Ok(())
     }
 
@@ -717,7 +778,7 @@ impl Reader<'_> {
             .next()
             .map(|ch| ch.to_ascii_lowercase())
             .unwrap_or(' ');
-        if !"rclviddefghkx".contains(letter) {
+        if !"rclviddefghksx".contains(letter) {
             if let Some((_, what)) = NOT_YET.iter().find(|(l, _)| *l == letter) {
                 return c.fail(format!(
                     "{local}: element type '{}' ({what}) is not supported yet",
@@ -725,7 +786,7 @@ impl Reader<'_> {
                 ));
             }
             return c.fail(format!(
-                "{local}: unknown element letter '{}' (supported: R, C, L, K, V, I, E, F, G, H, D, X)",
+                "{local}: unknown element letter '{}' (supported: R, C, L, K, V, I, E, F, G, H, D, S, X)",
                 local.chars().next().unwrap_or(' ')
             ));
         }
@@ -802,6 +863,28 @@ impl Reader<'_> {
                 }
                 Kind::Diode(DiodeModel::IDEAL)
             }
+            's' => {
+                let cp = self.node(&mut c, &name, "positive control")?;
+                let cn = self.node(&mut c, &name, "negative control")?;
+                let model = c.word(&format!("{name}: its model name"))?;
+                self.diode_models.push((self.circuit.elements.len(), model));
+                let on = match c.peek().and_then(Token::keyword).as_deref() {
+                    Some("on") => {
+                        c.next();
+                        true
+                    }
+                    Some("off") => {
+                        c.next();
+                        false
+                    }
+                    _ => false,
+                };
+                Kind::Switch {
+                    control: [cp, cn],
+                    model: SwitchModel::DEFAULT,
+                    on,
+                }
+            }
             'e' | 'g' => {
                 self.linear_only(&c, &name)?;
                 let cp = self.node(&mut c, &name, "positive control")?;
@@ -843,6 +926,7 @@ impl Reader<'_> {
                     'c' | 'l' => "two nodes, a value and IC=",
                     'v' | 'i' => "two nodes, [DC] value and SIN, PULSE or PWL",
                     'd' => "anode, cathode and a model name",
+                    's' => "two nodes, two control nodes, a model name and ON or OFF",
                     'e' | 'g' => "two nodes, two control nodes and a gain",
                     _ => "two nodes, a voltage source's name and a gain",
                 }
@@ -1345,16 +1429,33 @@ impl Reader<'_> {
     fn resolve_diodes(&mut self) -> Result<(), NetError> {
         for (i, model) in std::mem::take(&mut self.diode_models) {
             let e = &mut self.circuit.elements[i];
-            let Some((m, _)) = self.models.get(&model.to_ascii_lowercase()) else {
+            let switch = matches!(e.kind, Kind::Switch { .. });
+            let Some((m, at)) = self.models.get(&model.to_ascii_lowercase()) else {
                 return Err(NetError::at(
                     e.line,
                     format!(
-                        "{}: model '{model}' is not defined (.model {model} D(...))",
-                        e.name
+                        "{}: model '{model}' is not defined (.model {model} {}(...))",
+                        e.name,
+                        if switch { "SW" } else { "D" }
                     ),
                 ));
             };
-            e.kind = Kind::Diode(m.clone());
+            let wrong = |is: &str, needs: &str| {
+                Err(NetError::at(
+                    e.line,
+                    format!(
+                        "{}: model '{model}' (line {at}) is a {is} model; a {} needs a .model of type {needs}",
+                        e.name,
+                        if switch { "switch" } else { "diode" }
+                    ),
+                ))
+            };
+            match (m, &mut e.kind) {
+                (DeviceModel::Diode(m), Kind::Diode(d)) => *d = m.clone(),
+                (DeviceModel::Switch(m), Kind::Switch { model, .. }) => *model = m.clone(),
+                (DeviceModel::Diode(_), _) => return wrong("diode (type D)", "SW"),
+                (DeviceModel::Switch(_), _) => return wrong("switch (type SW)", "D"),
+            }
         }
         Ok(())
     }

@@ -28,7 +28,9 @@
 //!
 //! Controlled sources take the class of the source they are: `E` and `H`
 //! voltage sources, `F` and `G` current sources (their control only senses,
-//! so a node that only a control names is refused).
+//! so a node that only a control names is refused). A switch `S` is a
+//! resistor (its `Roff`, always present; the gated branch beside it is a
+//! current `mna` injects, see [`super::mna`]).
 //!
 //! Before that: an element whose two ends are one node, a node with one
 //! connection and a part of the circuit not connected to the ground are
@@ -110,7 +112,10 @@ pub fn analyse(c: &Circuit) -> Result<Vec<Option<Role>>, NetError> {
         let class = match &e.kind {
             Kind::Voltage(_) | Kind::Vcvs { .. } | Kind::Ccvs { .. } => Class::Voltage,
             Kind::Capacitor { .. } => Class::Capacitor,
-            Kind::Resistor(_) => Class::Resistor,
+            // A switch's `Roff` is always there; its gated branch is a
+            // current injected beside it (see `mna`), which never closes a
+            // loop or a cut-set the `Roff` branch does not already make.
+            Kind::Resistor(_) | Kind::Switch { .. } => Class::Resistor,
             Kind::Diode(m) => {
                 if m.roff.is_finite() {
                     edges.push(Edge {
@@ -142,7 +147,9 @@ pub fn analyse(c: &Circuit) -> Result<Vec<Option<Role>>, NetError> {
         if list.is_empty() {
             // Only a controlled source's control terminal names it.
             let sensing = c.elements.iter().find(|e| match e.kind {
-                Kind::Vcvs { control, .. } | Kind::Vccs { control, .. } => control.contains(&v),
+                Kind::Vcvs { control, .. }
+                | Kind::Vccs { control, .. }
+                | Kind::Switch { control, .. } => control.contains(&v),
                 _ => false,
             });
             let (line, name) = sensing.map_or((c.node_lines[v], "a control"), |e| {

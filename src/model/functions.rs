@@ -1,13 +1,16 @@
 //! The functions and binary operators of the expression language, with the
 //! derivatives forward-mode differentiation needs.
 //!
-//! Every function is smooth where it is defined except the six that exist for
-//! switched sources (`abs`, `min`, `max`, `floor`, `frac`, `step`): those may
-//! only take arguments free of states, inputs and pairs (see
-//! [`super::program`]), because nonsmoothness in the state belongs in a
-//! complementarity pair, where the step solves it exactly instead of
-//! differentiating through a kink. Their derivatives below are the one-sided
-//! values a Newton iteration would use, and are only ever multiplied by zero.
+//! Every function is smooth where it is defined except the seven that exist
+//! for switched sources and sampled control laws (`abs`, `min`, `max`,
+//! `floor`, `frac`, `step`, `sign`): in continuous dynamics those may only
+//! take arguments free of states, inputs and pairs (see [`super::program`]),
+//! because nonsmoothness in the state belongs in a complementarity pair, where
+//! the step solves it exactly instead of differentiating through a kink. A
+//! sampled update (`[[discrete]]`) is evaluated, never differentiated, and may
+//! apply them to states: `-sign(x)` there is an explicit sliding-mode law.
+//! Their derivatives below are the one-sided values a Newton iteration would
+//! use, and are only ever multiplied by zero.
 
 use serde::{Deserialize, Serialize};
 
@@ -32,10 +35,13 @@ pub enum Func {
     Frac,
     /// 0 for `x < 0`, 1 for `x >= 0`.
     Step,
+    /// -1 for `x < 0`, 0 at 0, 1 for `x > 0` (Siconos' explicit sliding-mode
+    /// law takes 0 at 0; Rust's `signum` would give ±1 at ±0).
+    Sign,
 }
 
 /// Every function of one argument with its name in model files.
-pub const FUNCS: [(&str, Func); 16] = [
+pub const FUNCS: [(&str, Func); 17] = [
     ("sqrt", Func::Sqrt),
     ("exp", Func::Exp),
     ("log", Func::Log),
@@ -52,6 +58,7 @@ pub const FUNCS: [(&str, Func); 16] = [
     ("floor", Func::Floor),
     ("frac", Func::Frac),
     ("step", Func::Step),
+    ("sign", Func::Sign),
 ];
 
 impl Func {
@@ -87,6 +94,17 @@ impl Func {
                     0.0
                 }
             }
+            Func::Sign => {
+                if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else if x.is_nan() {
+                    x
+                } else {
+                    0.0
+                }
+            }
         }
     }
 
@@ -106,19 +124,22 @@ impl Func {
             Func::Sinh => x.cosh(),
             Func::Cosh => x.sinh(),
             Func::Tanh => 1.0 - v * v,
-            Func::Floor | Func::Step => 0.0,
+            Func::Floor | Func::Step | Func::Sign => 0.0,
             Func::Frac => 1.0,
         }
     }
 
     /// Whether the function has kinks or jumps (refused on state-dependent arguments).
     pub fn nonsmooth(self) -> bool {
-        matches!(self, Func::Abs | Func::Floor | Func::Frac | Func::Step)
+        matches!(
+            self,
+            Func::Abs | Func::Floor | Func::Frac | Func::Step | Func::Sign
+        )
     }
 
     /// Whether the function jumps (not only has kinks).
     pub fn jumps(self) -> bool {
-        matches!(self, Func::Floor | Func::Frac | Func::Step)
+        matches!(self, Func::Floor | Func::Frac | Func::Step | Func::Sign)
     }
 }
 

@@ -1,5 +1,5 @@
-//! Jumps of sources in time: where `step`, `floor` and `frac` of an argument
-//! that reads only `time` and parameters change value.
+//! Jumps of sources in time: where `step`, `sign`, `floor` and `frac` of an
+//! argument that reads only `time` and parameters change value.
 //!
 //! A PWM carrier `step(d - frac(time/T))` is piecewise constant in time. The
 //! theta-method sees it at its steps' ends, as Siconos does; an event-driven
@@ -7,7 +7,9 @@
 //! discontinuity of the right-hand side and its stages mix both sides). Each
 //! jump site of a model's dynamics is kept here as its argument's program,
 //! `a(t)`, with a *level*: `step(a)` is constant while `a >= 0` holds or fails,
-//! `floor(a)` and `frac(a)` while `floor(a)` does not change. A jump lies
+//! `sign(a)` while `a` stays positive, zero or negative (0 is a level of its
+//! own: `sign(sin(w t))` is 0 at the crossings themselves), `floor(a)` and
+//! `frac(a)` while `floor(a)` does not change. A jump lies
 //! between two times whose levels differ; [`TimeJumps::next`] brackets the
 //! first one to adjacent floating-point times, so that the integrator stops at
 //! the left end with every stage on the old side and goes on from the right
@@ -30,7 +32,7 @@ pub struct TimeJumps {
 
 impl TimeJumps {
     /// The jump sites (each distinct argument once) of `programs`: every call
-    /// of `step`, `floor` or `frac` whose argument reads `time` and no
+    /// of `step`, `sign`, `floor` or `frac` whose argument reads `time` and no
     /// variable (of variables these functions are refused at compilation).
     pub fn of<'a>(programs: impl IntoIterator<Item = &'a Expr>) -> Self {
         let mut sites: Vec<(Func, Expr)> = Vec::new();
@@ -84,9 +86,13 @@ impl TimeJumps {
 }
 
 /// Sites whose levels change together share one: `floor` and `frac` of the
-/// same argument jump at the same times.
-fn level_kind(f: Func) -> bool {
-    matches!(f, Func::Step)
+/// same argument jump at the same times (`step` and `sign` of one argument
+/// do not: only `sign` has a level at 0).
+fn level_kind(f: Func) -> Func {
+    match f {
+        Func::Frac => Func::Floor,
+        f => f,
+    }
 }
 
 /// The level of site `f(arg)` at time `t`: what stays constant between jumps.
@@ -100,6 +106,7 @@ fn level(f: Func, arg: &Expr, params: &[f64], t: f64) -> f64 {
     let a = arg.eval_at(params, &at);
     match f {
         Func::Step => f64::from(u8::from(a >= 0.0)),
+        Func::Sign => Func::Sign.apply(a),
         _ => a.floor(),
     }
 }
@@ -167,6 +174,21 @@ mod tests {
         assert_eq!(r, f64::from_bits(l.to_bits() + 1));
         assert!((l - 1e-4).abs() < 1e-18, "{l:e}");
         assert_eq!(jumps.next(&params, 4e-5, 9e-5), None);
+    }
+
+    #[test]
+    fn sign_has_zero_as_a_level_of_its_own() {
+        // sign(time - d) is -1, then 0 at time = d exactly, then 1.
+        let p = program("x*sign(time - d)");
+        let jumps = TimeJumps::of([&p]);
+        let params = [1e-4, 0.25];
+        let (l, r) = jumps.next(&params, 0.0, 1.0).unwrap_or_else(|| panic!());
+        assert_eq!((l, r), (f64::from_bits(0.25f64.to_bits() - 1), 0.25));
+        let (l, r) = jumps.next(&params, 0.25, 1.0).unwrap_or_else(|| panic!());
+        assert_eq!((l, r), (0.25, f64::from_bits(0.25f64.to_bits() + 1)));
+        // step of the same argument is a site of its own (no level at 0).
+        let both = program("sign(time - d) + step(time - d)");
+        assert_eq!(TimeJumps::of([&both]).sites.len(), 2);
     }
 
     #[test]

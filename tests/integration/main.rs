@@ -248,6 +248,19 @@ pub fn column(t: &Trajectory, name: &str) -> Vec<f64> {
     t.rows.iter().map(|r| r[j]).collect()
 }
 
+/// The rows of a reference table in `tests/data` (comma-separated numbers;
+/// lines starting with `#` say where the figures come from).
+pub fn reference_rows(file: &str) -> Vec<Vec<f64>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(',').map(|x| x.trim().parse().unwrap()).collect())
+        .collect()
+}
+
 /// `|a - b| <= tol * max(1, |b|)`, validation.md's rule.
 pub fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(1.0)

@@ -59,9 +59,10 @@ fn every_first_order_model_passes_through_fmi3_model_exchange() {
     let models = first_order();
     // The 13 linear ones (filippov_slide among them) and vdp_saturation,
     // diode_bridge_source, buck_pwm, pm_braking_bridge, heat_losses_friction,
-    // smc_implicit (sampled: its samples are time events) and the three
-    // bundled netlists (half_wave, diode_bridge, bridge_cap_filter).
-    assert_eq!(models.len(), 22, "{models:?}");
+    // smc_implicit, smc_explicit and pid_zoh (sampled: their samples are time
+    // events) and the three bundled netlists (half_wave, diode_bridge,
+    // bridge_cap_filter).
+    assert_eq!(models.len(), 24, "{models:?}");
     let mut with_events = 0;
     for stem in &models {
         for cs in [false, true] {
@@ -85,7 +86,7 @@ fn every_first_order_model_passes_through_fmi3_model_exchange() {
             ] {
                 assert!(me.contains(part), "{label}: {part}\n{me}");
             }
-            // smc_implicit has no pairs, so no indicators: its events are samples.
+            // The SMC models have no pairs, so no indicators: their events are samples.
             let indicators = !me.contains(" 0 event indicators as declared");
             let part = "the event indicator variables by fmi3GetFloat64 == fmi3GetEventIndicators";
             assert_eq!(me.contains(part), indicators, "{label}: {part}\n{me}");

@@ -4,19 +4,19 @@
 //!
 //! Each model has 2–6 states with a dissipative linear part (decay plus a
 //! skew coupling), some states starting at exactly 0, sources in `time`
-//! (sines, a `step` of time) and smooth nonlinear terms in some
-//! derivatives and block inputs, and 1–4 blocks of every type. A block's
-//! output acts back on the states its input reads in the monotone direction
-//! (`der x_k += -κ c_k z` for an input `e = Σ c_k x_k`, `+κ c_k z` for a
-//! diode, whose output is a reverse voltage): the direction in which the
-//! step's LCP is positive definite, which is what makes the model
-//! well-posed for every step size. `abs`, which is not monotone, acts with
-//! a gain below the states' decay, and the latch of `zero_crossing` as a
-//! constant push: every model stays bounded, so a step that fails is the
-//! scheme's fault, not the model's. Step sizes are drawn log-uniformly
-//! from 1e-4 to 0.1, θ from {1, 1/2}; each model runs 10^4 steps through
-//! `simulate`, and a single discarded step fails the test with the model's
-//! text. The counts run are printed.
+//! (sines, square waves `sign(sin(w time))`, a `step` of time) and smooth
+//! nonlinear terms in some derivatives and block inputs, and 1–4 blocks of
+//! every type. A block's output acts back on the states its input reads in
+//! the monotone direction (`der x_k += -κ c_k z` for an input `e = Σ c_k
+//! x_k`, `+κ c_k z` for a diode, whose output is a reverse voltage): the
+//! direction in which the step's LCP is positive definite, which is what
+//! makes the model well-posed for every step size. `abs`, which is not
+//! monotone, acts with a gain below the states' decay, and the latch of
+//! `zero_crossing` as a constant push: every model stays bounded, so a step
+//! that fails is the scheme's fault, not the model's. Step sizes are drawn
+//! log-uniformly from 1e-4 to 0.1, θ from {1, 1/2}; each model runs 10^4
+//! steps through `simulate`, and a single discarded step fails the test with
+//! the model's text. The counts run are printed.
 //!
 //! `LCSFMU_RANDOM_MODELS=N` runs N models (default 60), `LCSFMU_RANDOM_SEED`
 //! picks another seed.
@@ -54,12 +54,14 @@ fn num(v: f64) -> String {
     format!("{v:?}")
 }
 
-/// A source in time: a sine, a cosine with a phase, or a step.
+/// A source in time: a sine, a square wave, a cosine with a phase, or a step.
 fn source(rng: &mut Rng) -> String {
     let a = num(uniform(rng, -0.8, 0.8));
-    match rng.below(3) {
+    match rng.below(4) {
         0 => format!("{a}*sin({}*time)", num(uniform(rng, 0.5, 20.0))),
-        1 => format!(
+        // A square wave, whose jumps (and zeros) are time events.
+        1 => format!("{a}*sign(sin({}*time))", num(uniform(rng, 0.5, 20.0))),
+        2 => format!(
             "{a}*cos({}*time + {})",
             num(uniform(rng, 0.5, 20.0)),
             num(uniform(rng, 0.0, 3.0))

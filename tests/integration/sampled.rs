@@ -1,6 +1,8 @@
 //! Sampled-data partitions (`[[discrete]]`, `src/model/sampled.rs`,
 //! `src/instance/sampling.rs`):
-//! - `smc_implicit` against Siconos' SMCExampleImplicit reference to 1e-10 per column;
+//! - `smc_implicit` against Siconos' SMCExampleImplicit reference to 1e-10 per column, and
+//!   `smc_explicit` (`u = -sign(x1)`) against SMCExampleExplicit to 1e-14, `pid_zoh`
+//!   against Siconos' control/PID to 1e-12 of each value;
 //! - 10^6 samples without drift: the held time of the last sample is `offset + k period`
 //!   exactly, and a counter counts every sample once;
 //! - communication steps of 3 ms, 7 ms and 0.1 ms over a 5 ms period give the same samples
@@ -15,7 +17,7 @@
 
 use super::alloc::allocations;
 use super::sequence_args::Rng;
-use super::{column, model, run};
+use super::{column, model, reference_rows, run};
 use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Model};
 use lcsfmu::tool::simulate::Options;
@@ -45,30 +47,70 @@ pub(super) fn get(i: &mut Instance, name: &str) -> f64 {
     v[0]
 }
 
-#[test]
-fn smc_implicit_matches_siconos_reference() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/smc_implicit_siconos.csv");
-    let text = std::fs::read_to_string(path).unwrap();
-    let reference: Vec<Vec<f64>> = text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
-        .collect();
-    let t = run(model("smc_implicit"), Options::default());
+/// The largest difference per column (time, x0, x1, u) between a bundled SMC
+/// model and Siconos' reference, whose rows are every 5th of the run's.
+fn smc_against_siconos(stem: &str) -> ([f64; 4], Vec<f64>) {
+    let reference = reference_rows(&format!("{stem}_siconos.csv"));
+    let t = run(model(stem), Options::default());
     let cols = ["time", "x0", "x1", "u"].map(|n| column(&t, n));
     assert_eq!(cols[0].len(), 10001);
+    assert_eq!(reference.len(), 2001);
     let mut worst = [0.0f64; 4];
     for r in &reference {
-        // Every 5th row of the reference: row k of ours is at k * 1e-4.
+        // Row k of ours is at k * 1e-4.
         let k = (r[0] / 1e-4).round() as usize;
         for (c, col) in cols.iter().enumerate() {
             worst[c] = worst[c].max((col[k] - r[c]).abs());
         }
     }
-    println!("smc_implicit against Siconos, largest differences (time, x0, x1, u): {worst:?}");
+    println!("{stem} against Siconos, largest differences (time, x0, x1, u): {worst:?}");
+    let [.., u] = cols;
+    (worst, u)
+}
+
+#[test]
+fn smc_implicit_matches_siconos_reference() {
+    let (worst, u) = smc_against_siconos("smc_implicit");
     assert!(worst.iter().all(|w| *w <= 1e-10), "{worst:?}");
     // The controller did slide: u left its bound after x1 reached 0.
-    assert!(cols[3].iter().any(|u| u.abs() < 0.5));
+    assert!(u.iter().any(|u| u.abs() < 0.5));
+}
+
+/// `u = -sign(x1)` sampled: the same plant and scheme as Siconos, so the runs
+/// agree to rounding (measured 4.4e-16 on x0); the law stays at ±1 and
+/// chatters, switching every few samples once x1 has reached 0.
+#[test]
+fn smc_explicit_matches_siconos_reference() {
+    let (worst, u) = smc_against_siconos("smc_explicit");
+    assert!(worst.iter().all(|w| *w <= 1e-14), "{worst:?}");
+    assert!(u.iter().all(|u| u.abs() == 1.0));
+    let switches = u.windows(2).filter(|w| w[0] != w[1]).count();
+    assert!(switches > 20, "{switches} switches");
+}
+
+/// Siconos' control/PID: a velocity-form PID sampled every step on a double
+/// integrator, which the trapezoidal rule integrates exactly with u held (see
+/// the model's text). Measured: largest difference 1.6e-13 of max(1, |value|)
+/// (x1), 6.8e-13 absolute in u (whose first sample is -402.6), over all
+/// 2,001 rows; the operations are Siconos' in another order.
+#[test]
+fn pid_zoh_matches_siconos_reference() {
+    let reference = reference_rows("pid_zoh_siconos.csv");
+    let t = run(model("pid_zoh"), Options::default());
+    let cols = ["time", "x1", "x2", "u"].map(|n| column(&t, n));
+    assert_eq!(cols[0].len(), 2001);
+    assert_eq!(reference.len(), 501);
+    let mut worst = [0.0f64; 4];
+    for r in &reference {
+        let k = (r[0] / 0.05).round() as usize;
+        for (c, col) in cols.iter().enumerate() {
+            worst[c] = worst[c].max((col[k] - r[c]).abs() / r[c].abs().max(1.0));
+        }
+    }
+    println!("pid_zoh against Siconos, largest relative differences (time, x1, x2, u): {worst:?}");
+    assert!(worst.iter().all(|w| *w <= 1e-12), "{worst:?}");
+    // The loop settles: from 10 to within 3e-3 of the set point at t = 100.
+    assert!(cols[1][2000].abs() < 3e-3 && cols[1][0] == 10.0);
 }
 
 const COUNTER: &str = r#"
@@ -310,7 +352,8 @@ fn the_event_driven_scheme_refuses_partitions_with_the_reason() {
 
 /// Random first-order models with one or two partitions: a stable plant
 /// (decay, a saturation block on a held output), controllers of random
-/// periods and offsets, random communication steps; every step must succeed
+/// periods and offsets whose held output is a linear, explicit sliding-mode
+/// (`-sign`) or saturated law, random communication steps; every step must succeed
 /// and each partition's counter must equal the number of its instants up
 /// to the current time, computed here from `offset + k period`.
 #[test]
@@ -340,7 +383,14 @@ fn random_models_with_partitions_step_and_sample_exactly() {
             } else {
                 "x2 + y0".to_string()
             };
-            write_partition(&mut text, p, period, offset, &reads);
+            let law = match rng.below(3) {
+                0 => format!("-2*({reads}) - z{p}"),
+                // An explicit sliding-mode law, as smc_explicit's.
+                1 => format!("-sign({reads})"),
+                // A saturated law, as smc_implicit's.
+                _ => format!("max(-1, min(1, -({reads})/(2*{period:e})))"),
+            };
+            write_partition(&mut text, p, period, offset, &reads, &law);
         }
         let m = from_text(&text);
         let mut i = initialized(m);
@@ -372,14 +422,14 @@ fn random_models_with_partitions_step_and_sample_exactly() {
     }
 }
 
-fn write_partition(text: &mut String, p: usize, period: f64, offset: f64, reads: &str) {
+fn write_partition(text: &mut String, p: usize, period: f64, offset: f64, reads: &str, law: &str) {
     use std::fmt::Write;
     write!(
         text,
         "[[discrete]]\nname = \"c{p}\"\nperiod = {period:e}\noffset = {offset:e}\n\
          [[discrete.states]]\nname = \"n{p}\"\nupdate = \"n{p} + 1\"\n\
          [[discrete.states]]\nname = \"z{p}\"\nupdate = \"z{p} + 0.1*({reads})\"\n\
-         [[discrete.outputs]]\nname = \"y{p}\"\nvalue = \"-2*({reads}) - z{p}\"\n"
+         [[discrete.outputs]]\nname = \"y{p}\"\nvalue = \"{law}\"\n"
     )
     .unwrap();
 }

@@ -9,6 +9,7 @@
 //!   next step, with no time to integrate over);
 //! - `buck_pwm`: the average output voltage is `d Vin` to 1e-4 (the theta-method at the
 //!   model's step is off by 0.05: it sees the carrier at its steps' ends);
+//! - a square wave `sign(sin(2 pi time))` integrates to its triangle wave exactly;
 //! - FMU-state replay across jumps is bit for bit and steps allocate nothing.
 
 use super::nonlinear_events::{bundled, get, initialized, model, step_to};
@@ -83,6 +84,37 @@ fn communication_points_on_the_jumps() {
     let (i, worst) = clamp_run(0.05, 3.0);
     assert!(worst <= 1e-14, "max |x - exact| = {worst:e}");
     assert!(i.run_report().unwrap().time_events >= 5);
+}
+
+/// A triangle wave from a square one, `x' = sign(sin(2 pi time))`: `sign`'s
+/// jumps (each side and the zero between, when a time hits it) are time events
+/// like `step`'s, and the piecewise-linear state equals its closed form.
+#[test]
+fn a_square_wave_of_sign_integrates_to_its_triangle() {
+    let text = r#"
+[model]
+name = "triangle"
+[scheme]
+method = "event-driven"
+rtol = 1e-10
+atol = 1e-12
+[[states]]
+name = "x"
+der = "sign(sin(2*pi*time))"
+"#;
+    let mut i = initialized(model(text), 0.0);
+    let mut worst = 0.0f64;
+    for k in 1..=43 {
+        step_to(&mut i, &[k as f64 * 0.07]);
+        let tau = i.time() - i.time().floor();
+        let exact = if tau <= 0.5 { tau } else { 1.0 - tau };
+        worst = worst.max((get(&mut i, "x") - exact).abs());
+    }
+    assert!(worst <= 1e-13, "max |x - exact| = {worst:e}");
+    // The jumps at k/2 for k = 1..6 (t = 3.01 at the end).
+    let events = i.run_report().unwrap().time_events;
+    println!("triangle from sign: max |x - exact| = {worst:e}, {events} time events");
+    assert!((6..=8).contains(&events), "{events} time events");
 }
 
 #[test]

@@ -99,8 +99,8 @@ MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integr
                "double_pendulum",
                # equality constraints ([[constraints]])
                "cartesian_pendulum",
-               # a sampled-data controller ([[discrete]], Co-Simulation only)
-               "smc_implicit",
+               # sampled-data controllers ([[discrete]])
+               "smc_implicit", "smc_explicit", "pid_zoh",
                # where Modelica tools chatter (docs/src/chattering.md, test_chattering.py)
                "filippov_slide", "pm_braking_bridge", "heat_losses_friction",
                # SPICE netlists (docs/src/circuits.md)

@@ -53,13 +53,13 @@ MASTERS = Path(__file__).with_name("masters.py")
 # voltage (a commutation one output point earlier or later); libcosim's nanosecond grid also
 # passes h a few ulps above 1e-4 on 2070 of the 8000 steps, which then take 11 sub-steps of
 # max_step = 1e-5 instead of 10 (8.1 measured). double_pendulum: M(q)'s Newton step
-# (7.1e-15 under libcosim, 7.9e-15 under Ecos measured); smc_implicit: its disturbance
-# reads the time. half_wave (a netlist): its SIN source reads the time (3.7e-14 measured
+# (7.1e-15 under libcosim, 7.9e-15 under Ecos measured); smc_implicit and
+# smc_explicit: their disturbance reads the time. half_wave (a netlist): its SIN source reads the time (3.7e-14 measured
 # under libcosim).
 READ_TIME_OR_STEP = {"diode_bridge_source": 1e-10, "buck_pwm": None, "vdp_saturation": 1e-10,
                      "pendulum_stop": 1e-10, "duffing_impact": 1e-10, "rocking_block": 1e-10,
                      "heat_losses_friction": 1e-10, "pm_braking_bridge": None,
-                     "double_pendulum": 1e-10, "smc_implicit": 1e-10,
+                     "double_pendulum": 1e-10, "smc_implicit": 1e-10, "smc_explicit": 1e-10,
                      "cartesian_pendulum": 1e-10, "half_wave": 1e-10}
 # Under Ecos' accumulated time diode_bridge_source's Newton step fails at
 # t = 0.03499000000000004 (the line search finds no decrease; on simulate's grid it runs):

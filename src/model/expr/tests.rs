@@ -35,6 +35,11 @@ fn parameters_and_functions() {
     assert!((eval("sin(pi/6)", &p).unwrap() - 0.5).abs() < 1e-15);
     assert_eq!(eval("abs(-k2) + log(exp(1))", &p).unwrap(), 4.0);
     assert_eq!(eval("inf", &p).unwrap(), f64::INFINITY);
+    // sign is 0 at 0 (either zero), as Siconos' explicit sliding-mode law.
+    assert_eq!(
+        eval("sign(-k2) + 10*sign(0.5) + 100*sign(0) + 1000*sign(-0)", &p).unwrap(),
+        9.0
+    );
 }
 
 #[test]

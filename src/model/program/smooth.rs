@@ -1,6 +1,6 @@
 //! The refusal of nonsmooth functions of variables in nonlinear programs.
 //!
-//! `abs`, `min`, `max`, `step`, `floor` and `frac` of a variable would make
+//! `abs`, `min`, `max`, `step`, `sign`, `floor` and `frac` of a variable would make
 //! the Newton iteration's Jacobian jump, so a program may apply them to
 //! parameters and `time` only. What the user writes instead depends on the
 //! model's form ([`Form`]): the signal form has blocks (each step solves
@@ -37,6 +37,7 @@ impl Form {
                     "abs" => "an abs block",
                     "min" => "a min block",
                     "max" => "a max block",
+                    "sign" => "a sign block",
                     _ => "a relay, pwa or saturation block (or a switch written as complementarity)",
                 };
                 format!("use {block} instead (nonsmoothness in the state belongs in complementarity, where each step solves it exactly)")

@@ -35,6 +35,11 @@
 //! exactly at solutions of the step's NCP and is defined without smoothing;
 //! the pairs' components of the iterate and of every trial point are
 //! measured with the exchange rates of the LCP that gave the direction.
+//! The LCP accepts its answer to its own tolerance (1e-9 of its terms),
+//! looser than this iteration's: when the search finds no decrease, the
+//! same linearization is solved once more to `TOL / 100` before the step is
+//! given up (a pair left on its bound with its relation wrong-signed by
+//! 1e-10 of its scale is opened that way).
 //!
 //! Convergence, scale-invariant: every component satisfies
 //! `|Φ_i| <= TOL * s_i`, where `s_i` is the magnitude of the terms that make
@@ -363,6 +368,8 @@ impl NewtonStepper {
         let mut worst = self.start_residual(d);
         // Whether the last iteration, below TOL, no longer lowered the residual.
         let mut stalled = false;
+        // Whether this step's LCP has been solved to the tighter tolerance once.
+        let mut tightened = false;
         loop {
             if worst <= ROUNDING || (worst <= TOL && (stalled || solves == MAX_ITERATIONS)) {
                 return self.accept(d, solves, worst, info);
@@ -387,17 +394,31 @@ impl NewtonStepper {
             }
             info = lcp_info;
             solves += 1;
-            for j in 0..nu {
-                self.du[j] = self.u_try[j] - self.u_bar[j];
-            }
-            for i in 0..nx {
-                let mut s = self.a[i];
-                for j in 0..nu {
-                    s += self.g[(i, j)] * self.du[j];
+            self.direction();
+            let mut found = self.line_search(d, polishing);
+            if !found && !polishing && !tightened {
+                // The LCP accepts a candidate to its own tolerance (1e-9 of
+                // its terms), looser than this test's: a pair left on its
+                // bound with its relation wrong-signed by 1e-10 of its scale
+                // passes there, and the direction it gives lowers nothing
+                // (tests/data/random/found_seed77_model121.toml). The same
+                // linearization, solved once more to a hundredth of TOL, opens
+                // that pair.
+                tightened = true;
+                let loose = *self.solver.settings();
+                self.solver.set_settings(lcp::Settings {
+                    tol: 1e-2 * TOL,
+                    ..loose
+                });
+                let tight = self.solve_lcp();
+                self.solver.set_settings(loose);
+                if tight.status == lcp::Status::Solved {
+                    info = tight;
+                    self.direction();
+                    found = self.line_search(d, polishing);
                 }
-                self.dx[i] = -s;
             }
-            if !self.line_search(d, polishing) {
+            if !found {
                 if polishing {
                     return self.accept(d, solves, worst, info);
                 }
@@ -410,6 +431,21 @@ impl NewtonStepper {
             let next = self.cur.scaled_max();
             stalled = polishing && next > STALLED * worst;
             worst = next;
+        }
+    }
+
+    /// The Newton direction `(dx, du)` from the LCP's answer `u_try`:
+    /// `du = u_try - ū`, `dx = -(a + G du)` (the states eliminated).
+    fn direction(&mut self) {
+        for j in 0..self.nu {
+            self.du[j] = self.u_try[j] - self.u_bar[j];
+        }
+        for i in 0..self.nx {
+            let mut s = self.a[i];
+            for j in 0..self.nu {
+                s += self.g[(i, j)] * self.du[j];
+            }
+            self.dx[i] = -s;
         }
     }
 

@@ -104,7 +104,7 @@ MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integr
                # where Modelica tools chatter (docs/src/chattering.md, test_chattering.py)
                "filippov_slide", "pm_braking_bridge", "heat_losses_friction",
                # SPICE netlists (docs/src/circuits.md)
-               "half_wave", "diode_bridge", "bridge_cap_filter"]
+               "half_wave", "diode_bridge", "bridge_cap_filter", "buck"]
 
 
 def model_file(name: str) -> Path:

@@ -45,7 +45,8 @@ MASTERS = Path(__file__).with_name("masters.py")
 # The models whose step reads the time (sources in time) or the step size to the last bit
 # (a Newton iteration): in a master whose grid differs from `simulate`'s by rounding they
 # differ by rounding (measured 1.2e-11 at most); buck_pwm by a switch position, at PWM edges
-# that fall on communication points (no bound). The others are equal bit for bit.
+# that fall on communication points (no bound), and so does the netlist buck (its gate's
+# PULSE edges, every 5 us, are on its 0.1 us grid). The others are equal bit for bit.
 # heat_losses_friction reads the time (its force and brake; 1.4e-12 measured).
 # pm_braking_bridge (no bound): its Newton step reads h and t to the last bit, and the
 # bridge's commutations amplify the rounding: under Ecos (t accumulated, 7e-14 off k h) its
@@ -60,7 +61,7 @@ READ_TIME_OR_STEP = {"diode_bridge_source": 1e-10, "buck_pwm": None, "vdp_satura
                      "pendulum_stop": 1e-10, "duffing_impact": 1e-10, "rocking_block": 1e-10,
                      "heat_losses_friction": 1e-10, "pm_braking_bridge": None,
                      "double_pendulum": 1e-10, "smc_implicit": 1e-10, "smc_explicit": 1e-10,
-                     "cartesian_pendulum": 1e-10, "half_wave": 1e-10}
+                     "cartesian_pendulum": 1e-10, "half_wave": 1e-10, "buck": None}
 # Under Ecos' accumulated time diode_bridge_source's Newton step fails at
 # t = 0.03499000000000004 (the line search finds no decrease; on simulate's grid it runs):
 # fmi2Discard, which Ecos ignores.

@@ -30,7 +30,7 @@
 //! voltage sources, `F` and `G` current sources (their control only senses,
 //! so a node that only a control names is refused). A switch `S` is a
 //! resistor (its `Roff`, always present; the gated branch beside it is a
-//! current `mna` injects, see [`super::mna`]).
+//! current the nodal analysis injects, `netlist/mna.rs`).
 //!
 //! Before that: an element whose two ends are one node, a node with one
 //! connection and a part of the circuit not connected to the ground are

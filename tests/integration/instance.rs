@@ -178,6 +178,8 @@ fn steps_allocate_nothing() {
         "rocking_block",
         // A configuration-dependent mass matrix (M(q) and its gyroscopic forces).
         "double_pendulum",
+        // M(q) with friction and three contacts.
+        "pendulum_on_slider",
     ] {
         let mut i = initialized(model(stem));
         let mut out = [0.0; 3];

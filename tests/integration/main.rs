@@ -195,6 +195,7 @@ mod sequence_args;
 mod sequence_rules;
 mod sequences3_instance;
 mod siconos_options;
+mod siconos_pendulum_on_slider;
 mod siconos_rocking_block;
 mod sources;
 mod theta_gamma;

@@ -20,12 +20,13 @@ use lcsfmu::system::lcs::Lcs;
 use lcsfmu::tool::simulate::Options;
 
 /// The bundled models with nonlinear mechanics.
-const NONLINEAR: [&str; 5] = [
+const NONLINEAR: [&str; 6] = [
     "pendulum_stop",
     "duffing_impact",
     "rocking_block",
     "double_pendulum",
     "cartesian_pendulum",
+    "pendulum_on_slider",
 ];
 
 #[test]

@@ -96,7 +96,7 @@ MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integr
                # nonlinear forces and gaps (Moreau–Jean with a Newton loop)
                "pendulum_stop", "duffing_impact", "rocking_block",
                # a configuration-dependent mass matrix M(q)
-               "double_pendulum",
+               "double_pendulum", "pendulum_on_slider",
                # equality constraints ([[constraints]])
                "cartesian_pendulum",
                # sampled-data controllers ([[discrete]])

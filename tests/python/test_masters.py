@@ -61,7 +61,8 @@ READ_TIME_OR_STEP = {"diode_bridge_source": 1e-10, "buck_pwm": None, "vdp_satura
                      "pendulum_stop": 1e-10, "duffing_impact": 1e-10, "rocking_block": 1e-10,
                      "heat_losses_friction": 1e-10, "pm_braking_bridge": None,
                      "double_pendulum": 1e-10, "smc_implicit": 1e-10, "smc_explicit": 1e-10,
-                     "cartesian_pendulum": 1e-10, "half_wave": 1e-10, "buck": None}
+                     "cartesian_pendulum": 1e-10, "half_wave": 1e-10, "buck": None,
+                     "pendulum_on_slider": 1e-10}
 # Under Ecos' accumulated time diode_bridge_source's Newton step fails at
 # t = 0.03499000000000004 (the line search finds no decrease; on simulate's grid it runs):
 # fmi2Discard, which Ecos ignores.

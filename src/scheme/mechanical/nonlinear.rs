@@ -29,7 +29,12 @@
 //! Full Newton steps (no line search).
 //!
 //! Convergence, scale-invariant (as [`crate::scheme::theta::newton`]): every component of
-//! the residual `Φ` is below [`TOL`] times the magnitude of its terms. The
+//! the residual `Φ` is below `TOL` (1e-10) times the magnitude of its terms,
+//! and the iteration is then taken to rounding as the first-order loop's is
+//! (see [`polish`]): it goes on while each iteration lowers the largest
+//! scaled component by more than a factor 4, until that is below 8 ε, and
+//! an iteration that makes it larger (or fails) gives the step the iterate
+//! before it. The
 //! momentum rows: `|M (v̄ - v)|₊ + h (θ |F̄|₊ + (1-θ) |F₀|₊) + |Ḡᵀ p|₊ + |T̄ᵀ p_t|₊`
 //! (each `|·|₊` sums the absolute values of the terms); the contact rows use
 //! before the first LCP solve the natural residual `p - mid(0, hi, p - y)`
@@ -50,13 +55,15 @@
 //!
 //! This file holds the workspace and the step's loop; the step's start is in
 //! `start.rs`, one iteration (linearization, LCP, new iterate) and the
-//! acceptance in `iteration.rs`, the convergence test in `residual.rs`.
+//! acceptance in `iteration.rs`, the convergence test in `residual.rs`, the
+//! verdict on each iterate below `TOL` and the kept iterate in `polish.rs`.
 
 // Several aligned buffers indexed together: indices read clearest.
 #![allow(clippy::needless_range_loop)]
 
 mod constraints;
 mod iteration;
+mod polish;
 mod projection;
 mod residual;
 mod semi_explicit;
@@ -66,11 +73,12 @@ use crate::lcp::{self, Bound};
 use crate::model::{Impact, Method, Scheme};
 use crate::scheme::mechanical::contact::{Contacts, Inverse};
 use crate::scheme::memo::PointMemo;
-use crate::scheme::theta::newton::{NewtonStats, MAX_ITERATIONS, TOL};
+use crate::scheme::theta::newton::NewtonStats;
 use crate::scheme::{StepError, StepSize};
 use crate::system::lcs::Lcs;
 use crate::system::mechanics::MechSystem;
 use nalgebra::DMatrix;
+use polish::{Kept, Polish, Verdict};
 use projection::NonlinearProjection;
 
 /// Per-instance workspace of the nonlinear Moreau–Jean step, sized once.
@@ -123,6 +131,8 @@ pub struct MechNewtonStepper {
     /// velocities of the LCP that produced them.
     u_bar: Vec<f64>,
     y_lcp: Vec<f64>,
+    /// The last iterate below `TOL` (see [`polish`]).
+    kept: Kept,
     pub x_next: Vec<f64>,
     pub u_next: Vec<f64>,
     pub y_next: Vec<f64>,
@@ -192,6 +202,7 @@ impl MechNewtonStepper {
             tangential: v(nf),
             u_bar: v(nu),
             y_lcp: v(nu),
+            kept: Kept::new(n, nu),
             x_next: v(2 * n),
             u_next: v(nu),
             y_next: v(nu),
@@ -272,34 +283,76 @@ impl MechNewtonStepper {
             iterations: 0,
         };
         let mut solves = 0;
+        let mut polish = Polish::new();
+        let mut kept_info = info;
         loop {
             // The first iterate (the step's start) is hardly ever the
-            // solution: its force Jacobians come from the same pass.
-            self.linearize(sys, w, t + h, solves == 0)?;
-            let worst = self.residual(sys, x, h, solves > 0);
-            if worst <= TOL {
-                // F at the accepted iterate, before a projection moves it.
-                let (f, m) = (&self.f1, &self.m1);
-                self.memo.store([&self.xb, &[], w], t + h, f, m);
-                if let Some(pr) = &mut self.projection {
-                    let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
-                    pr.project(nl, sys, &mut self.xb, w, &self.rate0, &self.u_bar, h)?;
+            // solution: its force Jacobians come from the same pass. An
+            // iterate the forces or the mass cannot be evaluated at is
+            // infinitely far from the solution.
+            let worst = match self.linearize(sys, w, t + h, solves == 0) {
+                Ok(()) => self.residual(sys, x, h, solves > 0),
+                Err(_) if polish.polishing() => f64::INFINITY,
+                Err(e) => return Err(e),
+            };
+            match polish.judge(worst, solves) {
+                Verdict::Accept => return self.finish(sys, w, t + h, h, solves, worst, info),
+                Verdict::BackToKept => {
+                    self.back_to_kept();
+                    let kept = polish.kept();
+                    return self.finish(sys, w, t + h, h, solves, kept, kept_info);
                 }
-                return self.accept(solves, worst, info);
-            }
-            if solves == MAX_ITERATIONS || !worst.is_finite() {
-                return Err(StepError::Newton {
-                    iterations: solves,
-                    residual: worst,
-                    line_search: false,
-                });
+                Verdict::GiveUp => {
+                    return Err(StepError::Newton {
+                        iterations: solves,
+                        residual: worst,
+                        line_search: false,
+                    })
+                }
+                Verdict::Keep => {
+                    self.keep();
+                    kept_info = info;
+                }
+                Verdict::Iterate => {}
             }
             if !self.jacobian_at_iterate {
                 self.force_jacobian(sys, w, t + h);
             }
-            info = self.iterate(x, h)?;
+            match self.iterate(x, h) {
+                Ok(solved) => info = solved,
+                // The kept iterate met TOL; rounding could not be had.
+                Err(_) if polish.polishing() => {
+                    self.back_to_kept();
+                    let kept = polish.kept();
+                    return self.finish(sys, w, t + h, h, solves + 1, kept, kept_info);
+                }
+                Err(e) => return Err(e),
+            }
             solves += 1;
         }
+    }
+
+    /// Accepts the iterate (after `solves` LCP solves, largest scaled
+    /// residual `worst`, the last LCP's `info`): `F` there is the next
+    /// step's start, then `moreau-jean-projected`'s projection moves it.
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        &mut self,
+        sys: &MechSystem,
+        w: &[f64],
+        t1: f64,
+        h: f64,
+        solves: usize,
+        worst: f64,
+        info: lcp::Info,
+    ) -> Result<lcp::Info, StepError> {
+        let (f, m) = (&self.f1, &self.m1);
+        self.memo.store([&self.xb, &[], w], t1, f, m);
+        if let Some(pr) = &mut self.projection {
+            let nl = sys.nonlinear.as_ref().expect("nonlinear mechanics");
+            pr.project(nl, sys, &mut self.xb, w, &self.rate0, &self.u_bar, h)?;
+        }
+        self.accept(solves, worst, info)
     }
 
     /// The LCP matrix of the first iteration from `x` at `t = 0` (for `check`).

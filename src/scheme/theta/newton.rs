@@ -93,7 +93,7 @@ pub const ROUNDING: f64 = 8.0 * f64::EPSILON;
 /// How much an iteration below [`TOL`] must lower the largest scaled
 /// component to count as still converging: less, and the residual has met
 /// the rounding of its own evaluation (a floor above [`ROUNDING`]).
-const STALLED: f64 = 0.25;
+pub const STALLED: f64 = 0.25;
 /// Newton iterations (LCP solves) per step before the step is given up
 /// (Siconos' TimeStepping allows 50).
 pub const MAX_ITERATIONS: usize = 50;

@@ -17,10 +17,11 @@
 //! linearly instead of quadratically, fast all the same since `μ` is of the
 //! size of a penetration. Convergence, scale-invariant: every gap's
 //! linearization error `|g(q̄) - y|` (`y` the gaps the LCP predicted) below
-//! [`TOL`] times the magnitude of the gap's terms, and every coordinate's
+//! `TOL` (1e-10) times the magnitude of the gap's terms, and every coordinate's
 //! `|(G(q̄) - G(q_prev))ᵀ μ|` below `TOL` times `|G(q̄)ᵀ μ|₊ + |G(q_prev)ᵀ μ|₊`
-//! (the stationarity residual, `M (q̄ - q⁺) = G(q_prev)ᵀ μ` holding exactly).
-//! After [`MAX_ITERATIONS`] the step is discarded.
+//! (the stationarity residual, `M (q̄ - q⁺) = G(q_prev)ᵀ μ` holding exactly),
+//! then taken to rounding as the velocity step is ([`super::polish`]). After
+//! 50 solves above `TOL` the step is discarded.
 //!
 //! Then, as in the linear correction, a projected contact that still
 //! approaches gets the impact the velocity step missed, with `G` at the
@@ -37,9 +38,9 @@
 use crate::lcp::{self, Bound};
 use crate::model::program::Point;
 use crate::scheme::mechanical::contact::{Contacts, Inverse};
+use crate::scheme::mechanical::nonlinear::polish::{Polish, Verdict};
 use crate::scheme::mechanical::nonlinear::residual::scaled;
 use crate::scheme::mechanical::projection::normal_rows;
-use crate::scheme::theta::newton::{MAX_ITERATIONS, TOL};
 use crate::scheme::StepError;
 use crate::system::mech_nonlinear::MechPrograms;
 use crate::system::mechanics::MechSystem;
@@ -63,6 +64,9 @@ pub(super) struct NonlinearProjection {
     push: Vec<f64>,
     push_mag: Vec<f64>,
     correction: Vec<f64>,
+    /// The last iterate below `TOL` and its multipliers (see [`super::polish`]).
+    kept_q: Vec<f64>,
+    kept_multiplier: Vec<f64>,
     /// Gaps below this at the step's start are closed.
     precision: f64,
     /// LCP solves of the last projection (0 when nothing penetrated).
@@ -88,6 +92,8 @@ impl NonlinearProjection {
             push: vec![0.0; n],
             push_mag: vec![0.0; n],
             correction: vec![0.0; n],
+            kept_q: vec![0.0; n],
+            kept_multiplier: vec![0.0; nc],
             precision: 0.0,
             iterations: 0,
         }
@@ -161,6 +167,8 @@ impl NonlinearProjection {
         }
         self.target.copy_from_slice(&x[..n]);
         self.jacobian(nl, sys, &at(x, w), h)?;
+        let mut polish = Polish::new();
+        let mut kept_info = info;
         loop {
             // The LCP at q̄: gaps g(q̄) + G(q̄)(q⁺ - q̄).
             let (qv, hi) = self.contacts.q_and_hi();
@@ -175,6 +183,12 @@ impl NonlinearProjection {
                 .solve(&mut self.multiplier, &mut self.predicted, true);
             self.iterations += 1;
             if info.status != lcp::Status::Solved {
+                if polish.polishing() {
+                    // The kept iterate met TOL; rounding could not be had.
+                    info = kept_info;
+                    self.back_to_kept(nl, sys, x, w, h)?;
+                    break;
+                }
                 return Err(StepError::Lcp(info));
             }
             self.push.fill(0.0);
@@ -196,11 +210,16 @@ impl NonlinearProjection {
                     Bound::Lower
                 };
             }
-            // The residual at the new iterate.
+            // The residual at the new iterate (infinite where `M` cannot be
+            // factored with its `G`).
             nl.gap(sys, &at(x, w), &mut self.gap);
             nl.gap_magnitude(sys, &at(x, w), &mut self.terms);
-            self.jacobian(nl, sys, &at(x, w), h)?;
             let mut worst = 0.0f64;
+            match self.jacobian(nl, sys, &at(x, w), h) {
+                Ok(()) => {}
+                Err(_) if polish.polishing() => worst = f64::INFINITY,
+                Err(e) => return Err(e),
+            }
             for k in 0..nc {
                 worst = worst.max(scaled(self.gap[k] - self.predicted[k], self.terms[k]));
             }
@@ -212,19 +231,45 @@ impl NonlinearProjection {
             for j in 0..n {
                 worst = worst.max(scaled(self.push[j], self.push_mag[j]));
             }
-            if worst <= TOL {
-                break;
-            }
-            if self.iterations == MAX_ITERATIONS || !worst.is_finite() {
-                return Err(StepError::Newton {
-                    iterations: self.iterations,
-                    residual: worst,
-                    line_search: false,
-                });
+            match polish.judge(worst, self.iterations) {
+                Verdict::Accept => break,
+                Verdict::BackToKept => {
+                    info = kept_info;
+                    self.back_to_kept(nl, sys, x, w, h)?;
+                    break;
+                }
+                Verdict::GiveUp => {
+                    return Err(StepError::Newton {
+                        iterations: self.iterations,
+                        residual: worst,
+                        line_search: false,
+                    })
+                }
+                Verdict::Keep => {
+                    self.kept_q.copy_from_slice(&x[..n]);
+                    self.kept_multiplier.copy_from_slice(&self.multiplier);
+                    kept_info = info;
+                }
+                Verdict::Iterate => {}
             }
         }
         self.missed_impacts(sys, x, start_rate)?;
         Ok(info)
+    }
+
+    /// Returns to the kept iterate: its positions into `x`, its multipliers,
+    /// and `G` and `M⁻¹` at it for the missed impacts.
+    fn back_to_kept(
+        &mut self,
+        nl: &MechPrograms,
+        sys: &MechSystem,
+        x: &mut [f64],
+        w: &[f64],
+        h: f64,
+    ) -> Result<(), StepError> {
+        x[..sys.dof].copy_from_slice(&self.kept_q);
+        self.multiplier.copy_from_slice(&self.kept_multiplier);
+        self.jacobian(nl, sys, &at(x, w), h)
     }
 
     /// The impact the velocity step missed, on the projected contacts that

@@ -26,7 +26,8 @@
 //! the gap the LCP predicted) against the magnitude of the gap's terms; each
 //! slip's `T(q̄) v̄ + Tw w + t0 - s_lcp` against its terms (a velocity
 //! counted with its momentum row's terms per unit mass, as in the Moreau–Jean
-//! residual), every one below [`TOL`]. After [`MAX_ITERATIONS`] solves, or a
+//! residual), every one below `TOL` (1e-10), then taken to rounding as the
+//! Moreau–Jean loop is ([`super::polish`]). After 50 solves above `TOL`, or a
 //! residual that is not finite, the step is discarded. The iteration starts
 //! from the step's data alone and the LCP's warm start (held in FMU states):
 //! a restored run repeats bit for bit. Nothing here allocates per step.
@@ -36,9 +37,9 @@
 
 use crate::lcp;
 use crate::model::program::Point;
+use crate::scheme::mechanical::nonlinear::polish::{Polish, Verdict};
 use crate::scheme::mechanical::nonlinear::residual::scaled;
 use crate::scheme::mechanical::nonlinear::MechNewtonStepper;
-use crate::scheme::theta::newton::{MAX_ITERATIONS, TOL};
 use crate::scheme::StepError;
 use crate::system::mechanics::MechSystem;
 
@@ -79,6 +80,8 @@ impl MechNewtonStepper {
             self.xb[i] = x[i] + h * self.v_free[i];
         }
         let mut solves = 0;
+        let mut polish = Polish::new();
+        let mut kept_info = info;
         loop {
             let at = Point {
                 x: &self.xb,
@@ -93,22 +96,41 @@ impl MechNewtonStepper {
                 // The gaps' term magnitudes (`rate0_mag` is free here).
                 nl.gap_magnitude(sys, &at, &mut self.rate0_mag);
                 let worst = self.semi_explicit_residual(sys, x, h);
-                if worst <= TOL {
-                    return self.accept(solves, worst, info);
-                }
-                if solves == MAX_ITERATIONS || !worst.is_finite() {
-                    return Err(StepError::Newton {
-                        iterations: solves,
-                        residual: worst,
-                        line_search: false,
-                    });
+                match polish.judge(worst, solves) {
+                    Verdict::Accept => return self.accept(solves, worst, info),
+                    Verdict::BackToKept => {
+                        self.back_to_kept();
+                        return self.accept(solves, polish.kept(), kept_info);
+                    }
+                    Verdict::GiveUp => {
+                        return Err(StepError::Newton {
+                            iterations: solves,
+                            residual: worst,
+                            line_search: false,
+                        })
+                    }
+                    Verdict::Keep => {
+                        self.keep();
+                        kept_info = info;
+                    }
+                    Verdict::Iterate => {}
                 }
             }
             // The dense inverse keeps M⁻¹Hᵀ: rebuilt with every G and T.
-            if !self.inverse.factor(&self.lin, 0.0) {
-                return Err(StepError::SingularIteration { h });
+            let solved = if self.inverse.factor(&self.lin, 0.0) {
+                self.semi_explicit_iterate(sys, x, h)
+            } else {
+                Err(StepError::SingularIteration { h })
+            };
+            match solved {
+                Ok(solved) => info = solved,
+                // The kept iterate met TOL; rounding could not be had.
+                Err(_) if polish.polishing() => {
+                    self.back_to_kept();
+                    return self.accept(solves + 1, polish.kept(), kept_info);
+                }
+                Err(e) => return Err(e),
             }
-            info = self.semi_explicit_iterate(sys, x, h)?;
             solves += 1;
         }
     }

@@ -54,9 +54,9 @@ MASTERS = Path(__file__).with_name("masters.py")
 # voltage (a commutation one output point earlier or later); libcosim's nanosecond grid also
 # passes h a few ulps above 1e-4 on 2070 of the 8000 steps, which then take 11 sub-steps of
 # max_step = 1e-5 instead of 10 (8.1 measured). double_pendulum: M(q)'s Newton step
-# (7.1e-15 under libcosim, 7.9e-15 under Ecos measured); smc_implicit and
-# smc_explicit: their disturbance reads the time. half_wave (a netlist): its SIN source reads the time (3.7e-14 measured
-# under libcosim).
+# (7.1e-15 under libcosim, 7.9e-15 under Ecos measured), and pendulum_on_slider's; smc_implicit
+# and smc_explicit: their disturbance reads the time. half_wave (a netlist): its SIN source
+# reads the time (3.7e-14 measured under libcosim).
 READ_TIME_OR_STEP = {"diode_bridge_source": 1e-10, "buck_pwm": None, "vdp_saturation": 1e-10,
                      "pendulum_stop": 1e-10, "duffing_impact": 1e-10, "rocking_block": 1e-10,
                      "heat_losses_friction": 1e-10, "pm_braking_bridge": None,

@@ -44,6 +44,10 @@ if command -v x86_64-w64-mingw32-gcc >/dev/null && [ -x "$repo/target/win64-tool
 fi
 echo "install test: win64 runtime from ${win64_toolchain:-no toolchain (MinGW-w64 and target/win64-toolchain absent)}"
 
+# Every package the lockfile names, for every target, while the registry can be reached: the
+# routes below are offline, and maturin's `cargo metadata` resolves the whole graph (Android's
+# android_system_properties too, which no Linux build downloads: a fresh machine failed there).
+cargo fetch --locked --quiet
 mkdir "$tmp/src" "$tmp/src-pip"
 git archive HEAD | tar -x -C "$tmp/src"
 # A copy of its own: from the same path, maturin's cargo would reuse what `cargo

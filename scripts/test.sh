@@ -45,16 +45,17 @@ for features in "" forced-panic fmi3 forced-panic,fmi3 model-exchange me-only fm
         cargo clippy -p fmu-template --release --features "$features" -- -D warnings
 done
 cargo clippy -p fmu-template --release --features prebuilt -- -D warnings
-# Memory: every bundled model's FMU (netlists too) under valgrind, 50 life cycles of 100 steps
+# Memory: every bundled model's FMU (netlists too) under valgrind, 20 life cycles of 100 steps
 # each (examples/fmu_cycles.rs); a leak or an invalid access fails the suite. A leak shows in
 # one cycle; the repetitions catch state that grows from one instance to the next (a cache, a
-# logger registry). With 200 cycles the valgrind phases took 12.5 of a 52-minute job here.
+# logger registry). With 200 cycles the valgrind phases took 12.5 of a 52-minute job here; with
+# 50 (and five Model Exchange cycles) 17 of a 79-minute CI job.
 phase "valgrind: FMI 2.0 Co-Simulation"
 rm -rf "$cache/memcheck"
 ./target/release/lcsfmu build models/*.toml models/*.cir -o "$cache/memcheck" >/dev/null
 for fmu in "$cache"/memcheck/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
-        target/release/examples/fmu_cycles "$fmu" 50 100
+        target/release/examples/fmu_cycles "$fmu" 20 100
 done
 # The same for FMI 3.0 builds (examples/fmu3_cycles.rs: Event Mode, early return, FMU
 # states), and rlc_diode event-driven over 1,500 steps of 1 ms: past its switch at
@@ -64,7 +65,7 @@ rm -rf "$cache/memcheck3"
 ./target/release/lcsfmu build models/*.toml models/*.cir --fmi 3 -o "$cache/memcheck3" >/dev/null
 for fmu in "$cache"/memcheck3/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
-        target/release/examples/fmu3_cycles "$fmu" 50 100
+        target/release/examples/fmu3_cycles "$fmu" 20 100
 done
 ./target/release/lcsfmu build models/rlc_diode.toml --fmi 3 --scheme event-driven \
     -o "$cache/rlc_diode_event_driven3.fmu" >/dev/null
@@ -73,7 +74,7 @@ valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-
 # Model Exchange (examples/me_cycles.rs: Euler with event iterations, directional
 # derivatives, a refused NaN state) on the cs,me build of every first-order model, over
 # 3000 steps: past the switches of rlc_diode, the relay and the spiral, and through the
-# time events of buck_pwm. Five cycles: the chattering models (pm_braking_bridge,
+# time events of buck_pwm. Three cycles: the chattering models (pm_braking_bridge,
 # heat_losses_friction) iterate events at most steps, 10 to 20 s a cycle under valgrind.
 phase "valgrind: Model Exchange"
 rm -rf "$cache/memcheck-me"
@@ -86,7 +87,7 @@ for m in "${me_models[@]}"; do me_files+=("models/$m.toml"); done
 ./target/release/lcsfmu build "${me_files[@]}" --interface cs,me -o "$cache/memcheck-me" >/dev/null
 for fmu in "$cache"/memcheck-me/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
-        target/release/examples/me_cycles "$fmu" 5 3000
+        target/release/examples/me_cycles "$fmu" 3 3000
 done
 # The same for FMI 3.0 Model Exchange (examples/me3_cycles.rs: also the named indicators
 # against fmi3GetEventIndicators, and the adjoint derivatives).
@@ -95,7 +96,7 @@ rm -rf "$cache/memcheck-me3"
 ./target/release/lcsfmu build "${me_files[@]}" --fmi 3 --interface cs,me -o "$cache/memcheck-me3" >/dev/null
 for fmu in "$cache"/memcheck-me3/*.fmu; do
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
-        target/release/examples/me3_cycles "$fmu" 5 3000
+        target/release/examples/me3_cycles "$fmu" 3 3000
 done
 # The prebuilt runtime, which reads the model file at every instantiation: three
 # models of the three forms (matrices, blocks, mechanical), 100 life cycles each.

@@ -78,7 +78,7 @@ use crate::scheme::{StepError, StepSize};
 use crate::system::lcs::Lcs;
 use crate::system::mechanics::MechSystem;
 use nalgebra::DMatrix;
-use polish::{Kept, Polish, Verdict};
+use polish::{Kept, Polish};
 use projection::NonlinearProjection;
 
 /// Per-instance workspace of the nonlinear Moreau–Jean step, sized once.
@@ -295,25 +295,10 @@ impl MechNewtonStepper {
                 Err(_) if polish.polishing() => f64::INFINITY,
                 Err(e) => return Err(e),
             };
-            match polish.judge(worst, solves) {
-                Verdict::Accept => return self.finish(sys, w, t + h, h, solves, worst, info),
-                Verdict::BackToKept => {
-                    self.back_to_kept();
-                    let kept = polish.kept();
-                    return self.finish(sys, w, t + h, h, solves, kept, kept_info);
-                }
-                Verdict::GiveUp => {
-                    return Err(StepError::Newton {
-                        iterations: solves,
-                        residual: worst,
-                        line_search: false,
-                    })
-                }
-                Verdict::Keep => {
-                    self.keep();
-                    kept_info = info;
-                }
-                Verdict::Iterate => {}
+            if let Some((residual, info)) =
+                self.settle(&mut polish, worst, solves, info, &mut kept_info)?
+            {
+                return self.finish(sys, w, t + h, h, solves, residual, info);
             }
             if !self.jacobian_at_iterate {
                 self.force_jacobian(sys, w, t + h);

@@ -14,8 +14,10 @@
 //! the first-order loop's line search a polishing iteration can make things
 //! worse: hence the kept copy.
 
+use crate::lcp;
 use crate::scheme::mechanical::nonlinear::MechNewtonStepper;
 use crate::scheme::theta::newton::{MAX_ITERATIONS, ROUNDING, STALLED, TOL};
+use crate::scheme::StepError;
 
 /// What a loop does with an iterate (see the module's text).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +130,40 @@ impl MechNewtonStepper {
         self.y_next.copy_from_slice(&k.y);
         self.f1.copy_from_slice(&k.f);
         self.m1.copy_from_slice(&k.m);
+    }
+    /// Acts on `polish`'s verdict on the iterate of largest scaled component
+    /// `worst` after `solves` LCP solves, whose LCP ended with `info`: the
+    /// residual and LCP report the step ends with (the iterate's, or the kept
+    /// one's after restoring it), `None` to iterate again (saving the
+    /// iterate and its `info` in `kept_info` when it is kept), or the error
+    /// that gives the step up. The Moreau–Jean and the semi-explicit loops
+    /// share it; each ends an accepted step its own way.
+    pub(super) fn settle(
+        &mut self,
+        polish: &mut Polish,
+        worst: f64,
+        solves: usize,
+        info: lcp::Info,
+        kept_info: &mut lcp::Info,
+    ) -> Result<Option<(f64, lcp::Info)>, StepError> {
+        match polish.judge(worst, solves) {
+            Verdict::Accept => Ok(Some((worst, info))),
+            Verdict::BackToKept => {
+                self.back_to_kept();
+                Ok(Some((polish.kept(), *kept_info)))
+            }
+            Verdict::GiveUp => Err(StepError::Newton {
+                iterations: solves,
+                residual: worst,
+                line_search: false,
+            }),
+            Verdict::Keep => {
+                self.keep();
+                *kept_info = info;
+                Ok(None)
+            }
+            Verdict::Iterate => Ok(None),
+        }
     }
 }
 

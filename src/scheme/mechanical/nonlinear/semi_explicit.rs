@@ -37,7 +37,7 @@
 
 use crate::lcp;
 use crate::model::program::Point;
-use crate::scheme::mechanical::nonlinear::polish::{Polish, Verdict};
+use crate::scheme::mechanical::nonlinear::polish::Polish;
 use crate::scheme::mechanical::nonlinear::residual::scaled;
 use crate::scheme::mechanical::nonlinear::MechNewtonStepper;
 use crate::scheme::StepError;
@@ -96,24 +96,10 @@ impl MechNewtonStepper {
                 // The gaps' term magnitudes (`rate0_mag` is free here).
                 nl.gap_magnitude(sys, &at, &mut self.rate0_mag);
                 let worst = self.semi_explicit_residual(sys, x, h);
-                match polish.judge(worst, solves) {
-                    Verdict::Accept => return self.accept(solves, worst, info),
-                    Verdict::BackToKept => {
-                        self.back_to_kept();
-                        return self.accept(solves, polish.kept(), kept_info);
-                    }
-                    Verdict::GiveUp => {
-                        return Err(StepError::Newton {
-                            iterations: solves,
-                            residual: worst,
-                            line_search: false,
-                        })
-                    }
-                    Verdict::Keep => {
-                        self.keep();
-                        kept_info = info;
-                    }
-                    Verdict::Iterate => {}
+                if let Some((residual, info)) =
+                    self.settle(&mut polish, worst, solves, info, &mut kept_info)?
+                {
+                    return self.accept(solves, residual, info);
                 }
             }
             // The dense inverse keeps M⁻¹Hᵀ: rebuilt with every G and T.

@@ -20,7 +20,7 @@ use std::time::Instant;
 #[derive(Clone, Debug)]
 pub struct Options {
     pub stop: Option<f64>,
-    /// Time-stepping step sizes.
+    /// Time-stepping step sizes; none: [`default_steps`].
     pub steps: Vec<f64>,
     /// Event-driven relative tolerances (`atol = rtol / 1000`).
     pub tolerances: Vec<f64>,
@@ -66,6 +66,18 @@ struct Known {
     columns: Vec<(u32, Vec<f64>)>,
 }
 
+/// The time-stepping steps compared when none are given: the model's output
+/// step times 100, 10 and 1, those no longer than the run (a 1 ms circuit
+/// stepped at 0.1 us is compared at 10, 1 and 0.1 us).
+pub fn default_steps(output_step: f64, span: f64) -> Vec<f64> {
+    [100.0, 10.0, 1.0]
+        .iter()
+        // Rounded to 12 digits: the table shows 1e-5, not 0.000009999999999999999.
+        .map(|k| format!("{:.11e}", k * output_step).parse().unwrap())
+        .filter(|h| *h <= span || *h == output_step)
+        .collect()
+}
+
 pub fn compare(model: &Model, opts: &Options) -> Result<Comparison, Error> {
     if model.mechanics.is_some() {
         return Err(Error::Simulation(
@@ -85,6 +97,13 @@ pub fn compare(model: &Model, opts: &Options) -> Result<Comparison, Error> {
             "stop, step sizes and tolerances must be positive".into(),
         ));
     }
+    let default;
+    let steps = if opts.steps.is_empty() {
+        default = default_steps(e.step, stop - e.start);
+        &default
+    } else {
+        &opts.steps
+    };
     let vars = variables::variables(model);
     let vr_of = |name: &str| vars.iter().position(|v| v.name == name).map(|i| i as u32);
     let (known, reference) = match &model.reference {
@@ -111,7 +130,7 @@ pub fn compare(model: &Model, opts: &Options) -> Result<Comparison, Error> {
             )
         }
         None => {
-            let finest = opts.steps.iter().copied().fold(e.step, f64::min) / 10.0;
+            let finest = steps.iter().copied().fold(e.step, f64::min) / 10.0;
             let states: Vec<u32> = state_vrs(model);
             let ((times, rows), _) = run_theta(model, finest, stop)?;
             let grid = grid(e.start, stop, e.step);
@@ -136,7 +155,7 @@ pub fn compare(model: &Model, opts: &Options) -> Result<Comparison, Error> {
         }
     };
     let mut runs = Vec::new();
-    for &h in &opts.steps {
+    for &h in steps {
         let started = Instant::now();
         let ((times, rows), n) = run_theta(model, h, stop)?;
         let seconds = started.elapsed().as_secs_f64();
@@ -367,6 +386,16 @@ fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn default_steps_follow_the_output_step_within_the_run() {
+        assert_eq!(default_steps(1e-7, 1e-3), [1e-5, 1e-6, 1e-7]);
+        assert_eq!(default_steps(0.01, 10.0), [1.0, 0.1, 0.01]);
+        // A run shorter than 100 steps drops the steps longer than itself,
+        // never the output step.
+        assert_eq!(default_steps(0.1, 2.0), [1.0, 0.1]);
+        assert_eq!(default_steps(0.5, 0.2), [0.5]);
+    }
 
     /// Without a `[reference]` table the errors are against a finer theta run,
     /// variable by variable: the theta method then shows its first order

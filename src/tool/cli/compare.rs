@@ -17,8 +17,9 @@ pub struct Args {
     /// Stop time (default: the model's experiment).
     #[arg(long)]
     stop: Option<f64>,
-    /// Time-stepping step sizes.
-    #[arg(long, value_delimiter = ',', default_value = "0.1,0.01,0.001")]
+    /// Time-stepping step sizes (default: the model's output step times 100, 10 and 1, those
+    /// no longer than the run).
+    #[arg(long, value_delimiter = ',')]
     steps: Vec<f64>,
     /// Event-driven relative tolerances (atol = rtol / 1000).
     #[arg(long, value_delimiter = ',', default_value = "1e-4,1e-6,1e-8")]

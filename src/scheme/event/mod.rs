@@ -55,7 +55,8 @@ use crate::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 
 /// Step of the selection LCP: far below any step the integrator takes, far
-/// above the time to which events are located.
+/// above the time to which events are located (shorter on a stiff model, see
+/// [`selection_step`](crate::scheme::mode::selection_step)).
 pub const SELECT_STEP: f64 = 1e-8;
 
 /// Two events closer than this (relative to the communication step, at
@@ -85,6 +86,9 @@ pub struct EventStepper<M = ModeSystem, B = ThetaStepper> {
     select_solver: Solver,
     select_u: Vec<f64>,
     select_y: Vec<f64>,
+    /// The step the last selection LCP took (`SELECT_STEP` or shorter on a
+    /// stiff model), which entering its mode takes too.
+    select_step: f64,
     /// Time-stepping for what events cannot do.
     fallback: B,
     stages: Stages,
@@ -180,6 +184,7 @@ impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
             ),
             select_u: vec![0.0; nu],
             select_y: vec![0.0; nu],
+            select_step: SELECT_STEP,
             fallback,
             stages: Stages::new(nx),
             x: vec![0.0; nx],

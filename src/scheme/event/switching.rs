@@ -90,7 +90,8 @@ impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
     /// inputs `w`; false when that mode is not an ODE (its free pairs'
     /// equations are singular).
     pub(super) fn select_mode(&mut self, lcs: &Lcs, w: &[f64], t: f64) -> Result<bool, StepError> {
-        self.mode
+        self.select_step = self
+            .mode
             .selection(lcs, t, &self.x, w, SELECT_STEP, &mut self.select);
         // The matrix is the same at every event of an assembly, but cheap to
         // factor next to an event; the warm start is the old mode.
@@ -183,16 +184,17 @@ impl<M: ModeDynamics, B: Fallback> EventStepper<M, B> {
             if self.mode.drift(lcs, t0 + *t, &self.x) <= DRIFT_TOL {
                 return Ok(true);
             }
-            if attempt == 1 || big_h - *t <= SELECT_STEP {
+            let step = self.select_step;
+            if attempt == 1 || big_h - *t <= step {
                 break;
             }
             // One explicit step of the selection's length with its multipliers.
             self.mode
                 .rate(lcs, t0 + *t, &self.x, &self.select_u, w, &mut self.xe);
             for (x, v) in self.x.iter_mut().zip(&self.xe) {
-                *x += SELECT_STEP * v;
+                *x += step * v;
             }
-            *t += SELECT_STEP;
+            *t += step;
             self.log.report.steps += 1;
         }
         self.log.report.singular_mode = true;

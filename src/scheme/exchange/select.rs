@@ -76,7 +76,9 @@ impl<M: ExchangeMode> Exchange<M> {
 
     /// The mode the selection LCP picks at `x`, warm-started from the current one.
     pub(super) fn select(&mut self, lcs: &Lcs, x: &[f64], w: &[f64]) -> Result<(), StepError> {
-        self.mode
+        // The step it took matters only to the event-driven scheme's entry step.
+        let _ = self
+            .mode
             .selection(lcs, self.now, x, w, SELECT_STEP, &mut self.select);
         self.select_solver.matrix_changed();
         self.select_solver.set_active_set(&self.active);

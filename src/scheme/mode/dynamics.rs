@@ -52,8 +52,18 @@ pub trait ModeDynamics {
     fn guard(&mut self, lcs: &Lcs, t: f64, r: usize, x: &[f64]) -> f64;
     /// How negative guard `r` may be at `(t, x)` and count as zero.
     fn guard_tolerance(&mut self, lcs: &Lcs, t: f64, r: usize, x: &[f64], atol: f64) -> f64;
-    /// The mode-selection LCP at `(t, x)` (see `ModeSystem::selection`).
-    fn selection(&mut self, lcs: &Lcs, t: f64, x: &[f64], w: &[f64], delta: f64, p: &mut Problem);
+    /// The mode-selection LCP at `(t, x)` (see `ModeSystem::selection`) of a
+    /// step of at most `delta`; returns the step it took (see
+    /// [`selection_step`](crate::scheme::mode::selection_step)).
+    fn selection(
+        &mut self,
+        lcs: &Lcs,
+        t: f64,
+        x: &[f64],
+        w: &[f64],
+        delta: f64,
+        p: &mut Problem,
+    ) -> f64;
     /// `x'` at `(t, x)` with the pairs `u` given (the selection step).
     fn rate(&mut self, lcs: &Lcs, t: f64, x: &[f64], u: &[f64], w: &[f64], out: &mut [f64]);
     /// Forgets what belongs to the last assembly.
@@ -114,7 +124,15 @@ impl ModeDynamics for ModeSystem {
         ModeSystem::guard_tolerance(self, r, x, atol)
     }
     #[inline(always)]
-    fn selection(&mut self, lcs: &Lcs, _t: f64, x: &[f64], w: &[f64], delta: f64, p: &mut Problem) {
+    fn selection(
+        &mut self,
+        lcs: &Lcs,
+        _t: f64,
+        x: &[f64],
+        w: &[f64],
+        delta: f64,
+        p: &mut Problem,
+    ) -> f64 {
         ModeSystem::selection(self, lcs, x, w, delta, p)
     }
     #[inline(always)]
@@ -259,7 +277,15 @@ impl ModeDynamics for NonlinearMode {
     fn guard_tolerance(&mut self, lcs: &Lcs, t: f64, r: usize, x: &[f64], atol: f64) -> f64 {
         NonlinearMode::guard_tolerance(self, lcs, t, r, x, atol)
     }
-    fn selection(&mut self, lcs: &Lcs, t: f64, x: &[f64], w: &[f64], delta: f64, p: &mut Problem) {
+    fn selection(
+        &mut self,
+        lcs: &Lcs,
+        t: f64,
+        x: &[f64],
+        w: &[f64],
+        delta: f64,
+        p: &mut Problem,
+    ) -> f64 {
         NonlinearMode::selection(self, lcs, t, x, w, delta, p)
     }
     fn rate(&mut self, lcs: &Lcs, t: f64, x: &[f64], u: &[f64], w: &[f64], out: &mut [f64]) {

@@ -25,6 +25,7 @@ mod consistency;
 
 use crate::lcp::{Bound, Problem};
 use crate::linalg::{gemv_acc, Lu};
+use crate::scheme::mode::{infinity_norm, selection_step};
 use crate::system::lcs::Lcs;
 use nalgebra::{DMatrix, DVector};
 
@@ -84,6 +85,8 @@ pub struct ModeSystem {
     y0: DVector<f64>,
     /// Whether `ca..cf` belong to the current assembly.
     derived: bool,
+    /// `||A||∞`, which bounds the selection step (with the products above).
+    stiffness: f64,
     /// `x'` at the state being checked.
     xdot: Vec<f64>,
 }
@@ -113,6 +116,7 @@ impl ModeSystem {
             cy: DMatrix::zeros(nu, nx),
             y0: DVector::zeros(nu),
             derived: false,
+            stiffness: 0.0,
             xdot: vec![0.0; nx],
         }
     }
@@ -129,6 +133,7 @@ impl ModeSystem {
             self.cb.gemm(1.0, &lcs.c, &lcs.b, 0.0);
             self.ce.gemm(1.0, &lcs.c, &lcs.e, 0.0);
             self.cf.gemv(1.0, &lcs.c, &lcs.f, 0.0);
+            self.stiffness = infinity_norm(&lcs.a);
             self.derived = true;
         }
     }
@@ -140,9 +145,19 @@ impl ModeSystem {
     /// Scaling a row does not change the solutions, but it keeps these rows,
     /// which are of the order of `delta` before it, above the solver's
     /// acceptance tolerance, which scales with the largest entries (a
-    /// friction force of 9810 N against a velocity change of 1e-6).
-    pub fn selection(&mut self, lcs: &Lcs, x: &[f64], w: &[f64], delta: f64, p: &mut Problem) {
+    /// friction force of 9810 N against a velocity change of 1e-6). The step
+    /// is `delta`, or shorter on a stiff model (see
+    /// [`selection_step`](crate::scheme::mode::selection_step)); it is returned.
+    pub fn selection(
+        &mut self,
+        lcs: &Lcs,
+        x: &[f64],
+        w: &[f64],
+        delta: f64,
+        p: &mut Problem,
+    ) -> f64 {
         self.derive(lcs);
+        let delta = selection_step(delta, self.stiffness);
         let nu = lcs.lo.len();
         for i in 0..nu {
             let mut pos = lcs.g[i] + dot_row(&lcs.fw, i, w);
@@ -167,6 +182,7 @@ impl ModeSystem {
             p.lo[i] = lcs.lo[i];
             p.hi[i] = lcs.hi[i];
         }
+        delta
     }
 
     /// Builds the mode `active` for inputs `w`.

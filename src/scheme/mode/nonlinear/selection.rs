@@ -9,6 +9,7 @@
 use crate::lcp::Problem;
 use crate::scheme::mode::nonlinear::free_pairs::Jacobians;
 use crate::scheme::mode::nonlinear::NonlinearMode;
+use crate::scheme::mode::{infinity_norm, selection_step};
 use crate::system::lcs::Lcs;
 
 impl NonlinearMode {
@@ -17,7 +18,8 @@ impl NonlinearMode {
     /// of a step `delta` to first order, `y ≈ c + c_u (u' - u) + delta (c_x
     /// (f + f_u (u' - u)) + c_t)`, i.e. `M = c_u + delta c_x f_u`; rows whose
     /// `c_u` is zero (relative degree one) divided by `delta`, as in
-    /// `ModeSystem::selection`.
+    /// `ModeSystem::selection`. The step is `delta` or shorter on a stiff
+    /// model (see [`selection_step`]); it is returned.
     pub fn selection(
         &mut self,
         lcs: &Lcs,
@@ -26,7 +28,7 @@ impl NonlinearMode {
         w: &[f64],
         delta: f64,
         p: &mut Problem,
-    ) {
+    ) -> f64 {
         let (nx, nu) = (x.len(), self.u.len());
         self.w.copy_from_slice(w);
         for j in 0..nu {
@@ -34,7 +36,8 @@ impl NonlinearMode {
                 self.u[j] = 0.0;
             }
         }
-        self.functions(lcs, t, x, Jacobians::OfPairs);
+        self.functions(lcs, t, x, Jacobians::WithStates);
+        let delta = selection_step(delta, infinity_norm(&self.fx));
         for i in 0..nu {
             let relative_degree_one = (0..nu).all(|j| self.cu[(i, j)] == 0.0);
             // c_x (f - f_u u) + c_t, and c - c_u u.
@@ -63,5 +66,6 @@ impl NonlinearMode {
             p.lo[i] = lcs.lo[i];
             p.hi[i] = lcs.hi[i];
         }
+        delta
     }
 }

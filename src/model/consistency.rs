@@ -128,6 +128,7 @@ impl Model {
             let rows = (nx, nu, self.outputs.len());
             if !nl.is_consistent(np, nx + nu + nw, rows)
                 || (nl.dynamics() && !self.scheme.method.first_order())
+                || (self.scheme.method == Method::Zoh && nl.reads_unknowns(nx + nu))
             {
                 return Err("embedded model: nonlinear programs are inconsistent".into());
             }
@@ -143,7 +144,7 @@ impl Model {
                 || !programs_ok
                 || !ok_expr(&p.period)
                 || !ok_expr(&p.offset)
-                || self.scheme.method != Method::Theta
+                || !matches!(self.scheme.method, Method::Theta | Method::Zoh)
             {
                 return Err("embedded model: discrete partitions are inconsistent".into());
             }

@@ -292,6 +292,16 @@ impl Model {
         self.nonlinear.as_ref().is_some_and(|n| n.dynamics())
     }
 
+    /// Whether the first-order theta step takes Newton's iteration: a
+    /// remainder of the dynamics or of the relation reads a state or a pair
+    /// (sources in time alone keep the step one LCP).
+    pub fn newton_step(&self) -> bool {
+        let nxu = self.nx() + self.nu();
+        self.nonlinear
+            .as_ref()
+            .is_some_and(|n| n.reads_unknowns(nxu))
+    }
+
     /// Default parameter values.
     pub fn default_parameters(&self) -> Vec<f64> {
         self.parameters.iter().map(|p| p.value).collect()

@@ -82,6 +82,16 @@ impl Nonlinear {
         !self.der.is_empty() || !self.y.is_empty()
     }
 
+    /// Whether a remainder of the dynamics or of the relation reads one of
+    /// the first `nxu` variables (the states and the pairs): the model is then
+    /// not affine in them, and its step needs Newton's iteration.
+    pub fn reads_unknowns(&self, nxu: usize) -> bool {
+        self.der
+            .iter()
+            .chain(&self.y)
+            .any(|(_, e)| e.variables().iter().any(|&j| j < nxu))
+    }
+
     /// Whether every program is well formed over `np` parameters and `nv`
     /// variables and every row is below its bound.
     pub fn is_consistent(&self, np: usize, nv: usize, (nx, nu, no): (usize, usize, usize)) -> bool {

@@ -58,6 +58,7 @@ impl Validator<'_> {
         let method = match (method.as_deref(), mechanical) {
             (None, false) | (Some("theta"), false) => Method::Theta,
             (Some("event-driven"), false) => Method::EventDriven,
+            (Some("zoh"), false) => Method::Zoh,
             (None, true) | (Some("moreau-jean"), true) => Method::MoreauJean,
             (Some("moreau-jean-projected"), true) => Method::MoreauJeanProjected,
             (Some("moreau-jean-direct-projection"), true) => Method::MoreauJeanDirectProjection,
@@ -73,10 +74,10 @@ impl Validator<'_> {
             ) => {
                 return self.fail(
                     field,
-                    format!("'{m}' needs a mechanical model (with [[coordinates]]); first-order models use 'theta' or 'event-driven'"),
+                    format!("'{m}' needs a mechanical model (with [[coordinates]]); first-order models use 'theta', 'zoh' or 'event-driven'"),
                 )
             }
-            (Some(m @ ("theta" | "event-driven")), true) => {
+            (Some(m @ ("theta" | "event-driven" | "zoh")), true) => {
                 return self.fail(
                     field,
                     format!("'{m}' is for first-order models; a mechanical model uses 'moreau-jean', 'moreau-jean-projected', 'moreau-jean-direct-projection' or 'semi-explicit'"),
@@ -85,7 +86,7 @@ impl Validator<'_> {
             (Some(m), _) => {
                 return self.fail(
                     field,
-                    format!("unknown method '{m}' (expected theta, event-driven, semi-explicit, moreau-jean, moreau-jean-projected or moreau-jean-direct-projection)"),
+                    format!("unknown method '{m}' (expected theta, zoh, event-driven, semi-explicit, moreau-jean, moreau-jean-projected or moreau-jean-direct-projection)"),
                 )
             }
         };
@@ -97,6 +98,12 @@ impl Validator<'_> {
             return self.fail(
                 "scheme.theta",
                 "the semi-explicit scheme has no theta (its forces are explicit, its positions use the new velocity)",
+            );
+        }
+        if method == Method::Zoh && theta.is_some() {
+            return self.fail(
+                "scheme.theta",
+                "the zero-order hold has no theta (its linear part is integrated exactly over the step)",
             );
         }
         let impact = self.impact(s.impact.as_deref(), method)?;

@@ -32,6 +32,11 @@ pub enum Method {
     /// integrated by an embedded Runge–Kutta pair; mode switches are located
     /// on the step's Hermite interpolant (see `scheme::event`).
     EventDriven,
+    /// First-order, zero-order hold (Siconos' `ZeroOrderHoldOSI`): the exact
+    /// flow of a linear (or affine time-varying) model's linear part over the
+    /// step, with multipliers, inputs and sources held, complementarity at the
+    /// step's end (see `scheme::theta::affine`).
+    Zoh,
 }
 
 impl Method {
@@ -44,18 +49,23 @@ impl Method {
             Method::MoreauJeanProjected => "moreau-jean-projected",
             Method::MoreauJeanDirectProjection => "moreau-jean-direct-projection",
             Method::EventDriven => "event-driven",
+            Method::Zoh => "zoh",
         }
     }
 
     /// Whether the method integrates a first-order system (else a mechanical one).
     pub fn first_order(self) -> bool {
-        matches!(self, Method::Theta | Method::EventDriven)
+        matches!(self, Method::Theta | Method::EventDriven | Method::Zoh)
     }
 
-    /// Whether the step reads `theta` (semi-explicit is explicit in the forces
-    /// and event-driven integrates each mode with a Runge–Kutta pair).
+    /// Whether the step reads `theta` (semi-explicit is explicit in the forces,
+    /// event-driven integrates each mode with a Runge–Kutta pair, and the
+    /// zero-order hold's flow is exact).
     pub fn uses_theta(self) -> bool {
-        !matches!(self, Method::SemiExplicit | Method::EventDriven)
+        !matches!(
+            self,
+            Method::SemiExplicit | Method::EventDriven | Method::Zoh
+        )
     }
 
     /// Whether the method is a Moreau–Jean scheme (velocity level, percussions).

@@ -343,6 +343,12 @@ impl Validator<'_> {
         if !sampled.is_empty() {
             self.sampled_scheme(scheme.method)?;
         }
+        if scheme.method == Method::Zoh && nonlinear.reads_unknowns(nx + nu) {
+            return self.fail(
+                "scheme.method",
+                "'zoh' integrates a linear part exactly: this model's dynamics or relation are nonlinear in its states or pairs (nonlinear expressions, blocks of them), which the theta-method's Newton step takes; sources in time, inputs and parameters are fine",
+            );
+        }
         let reference = self.reference(raw.reference.take(), &experiment, &names)?;
         if nonlinear.dynamics() && !scheme.theta_gamma.is_default() {
             let field = if scheme.theta_gamma.multipliers != 1.0 {

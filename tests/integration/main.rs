@@ -203,6 +203,7 @@ mod time_events;
 mod tiny_steps;
 mod units;
 mod woodpecker;
+mod zoh;
 
 use lcsfmu::instance::Instance;
 use lcsfmu::model::{validate, Model};

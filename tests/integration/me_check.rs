@@ -50,17 +50,8 @@ pub fn me_fmu(stem: &str, cs: bool) -> PathBuf {
 pub fn first_order() -> Vec<String> {
     let models = super::fmus::every_model().into_iter();
     let accepted = |stem: &String| refusal(&super::model(stem)).is_none();
-    models
-        .filter(accepted)
-        .filter(|stem| !ME_OPEN.contains(&stem.as_str()))
-        .collect()
+    models.filter(accepted).collect()
 }
-
-/// Models that build as Model Exchange FMUs but fail in them, each an open
-/// defect said in the user guide: `buck` (docs/src/circuits.md, issue 31), whose
-/// mode at t = 0 is not found (the event-driven scheme fails its first step
-/// alike; the theta-method runs it).
-pub const ME_OPEN: [&str; 1] = ["buck"];
 
 const ME_RUN: &str = "binary run through Model Exchange in a child process";
 const CS_RUN: &str = "PASS binary loaded and run for 10 steps in a child process: ";
@@ -77,10 +68,10 @@ fn every_first_order_model_passes_through_model_exchange() {
     let models = first_order();
     // The 13 linear ones (filippov_slide among them) and vdp_saturation,
     // diode_bridge_source, buck_pwm, pm_braking_bridge, heat_losses_friction,
-    // smc_implicit, smc_explicit and pid_zoh (sampled: their samples are time
-    // events) and three of the four bundled netlists (half_wave, diode_bridge,
-    // bridge_cap_filter; buck is in ME_OPEN).
-    assert_eq!(models.len(), 24, "{models:?}");
+    // smc_implicit, smc_explicit, pid_zoh and oscillator_pid (sampled: their
+    // samples are time events) and the four bundled netlists (half_wave,
+    // diode_bridge, bridge_cap_filter, buck).
+    assert_eq!(models.len(), 26, "{models:?}");
     let mut with_events = 0;
     for stem in &models {
         for cs in [false, true] {

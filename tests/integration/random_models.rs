@@ -14,7 +14,9 @@
 //! monotone, acts with a gain below the states' decay, and the latch of
 //! `zero_crossing` as a constant push: every model stays bounded, so a step
 //! that fails is the scheme's fault, not the model's. Step sizes are drawn
-//! log-uniformly from 1e-4 to 0.1, θ from {1, 1/2}; each model runs 10^4
+//! log-uniformly from 1e-4 to 0.1, θ from {1, 1/2}, and every third model runs
+//! the zero-order hold (`method = "zoh"`) instead, without the smooth nonlinear
+//! terms; each model runs 10^4
 //! steps through `simulate`, and a single discarded step fails the test with
 //! the model's text. The counts run are printed.
 //!
@@ -89,6 +91,10 @@ pub fn random_model(rng: &mut Rng, index: usize) -> (String, String) {
             }
         }
     }
+    // Every third model runs the zero-order hold, which takes models affine in
+    // their states: its smooth nonlinear terms are drawn and left out (chosen
+    // by index and with the same draws: the random stream stays as it was).
+    let zoh = index.is_multiple_of(3);
     let mut nonlinear = false;
     let mut sources = false;
     for (i, d) in der.iter_mut().enumerate() {
@@ -105,8 +111,10 @@ pub fn random_model(rng: &mut Rng, index: usize) -> (String, String) {
                 2 => format!(" + {c}*x{j}/(1 + x{j}^2)"),
                 _ => format!(" - {c}*tanh(x{i})"),
             };
-            d.push_str(&term);
-            nonlinear = true;
+            if !zoh {
+                d.push_str(&term);
+                nonlinear = true;
+            }
         }
     }
     let kappa = uniform(rng, 0.2, 2.0);
@@ -134,8 +142,10 @@ pub fn random_model(rng: &mut Rng, index: usize) -> (String, String) {
         if rng.chance(30) {
             // Along the first state's direction: the input stays monotone in it.
             let (k, c) = reads[0];
-            input.push(format!("{}*sin(x{k})", num(0.2 * c)));
-            nonlinear = true;
+            if !zoh {
+                input.push(format!("{}*sin(x{k})", num(0.2 * c)));
+                nonlinear = true;
+            }
         }
         let name = format!("z{b}");
         let _ = writeln!(
@@ -188,11 +198,15 @@ pub fn random_model(rng: &mut Rng, index: usize) -> (String, String) {
             let _ = write!(der[*k], " + {}*{name}", num(g));
         }
     }
+    let scheme = if zoh {
+        "method = \"zoh\"".to_string()
+    } else {
+        format!("theta = {}", num(theta))
+    };
     let mut text = format!(
-        "[model]\nname = \"random_{index}\"\n\n[experiment]\nstop = {}\nstep = {}\n\n[scheme]\ntheta = {}\n",
+        "[model]\nname = \"random_{index}\"\n\n[experiment]\nstop = {}\nstep = {}\n\n[scheme]\n{scheme}\n",
         num(1e4 * h),
         num(h),
-        num(theta)
     );
     for (i, d) in der.iter().enumerate() {
         // About half the states start at exactly 0.
@@ -209,7 +223,7 @@ pub fn random_model(rng: &mut Rng, index: usize) -> (String, String) {
     }
     text.push_str(&blocks);
     let what = format!(
-        "{nx} states, blocks {kinds:?}, h = {h:.3e}, theta = {theta}{}{}",
+        "{nx} states, blocks {kinds:?}, h = {h:.3e}, {scheme}{}{}",
         if sources { ", sources in time" } else { "" },
         if nonlinear { ", nonlinear" } else { "" }
     );
@@ -227,7 +241,7 @@ fn env_or(name: &str, default: u64) -> u64 {
 fn random_models_step_without_a_discard() {
     let count = env_or("LCSFMU_RANDOM_MODELS", 60) as usize;
     let mut rng = Rng(env_or("LCSFMU_RANDOM_SEED", 0x005e_ed28) | 1);
-    let (mut steps, mut newton, mut linear) = (0usize, 0usize, 0usize);
+    let (mut steps, mut newton, mut linear, mut held) = (0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     for index in 0..count {
         let (text, what) = random_model(&mut rng, index);
@@ -238,6 +252,7 @@ fn random_models_step_without_a_discard() {
         } else {
             linear += 1;
         }
+        held += usize::from(model.scheme.method == lcsfmu::model::Method::Zoh);
         let trajectory = simulate::run(model, "{random}", &Options::default())
             .unwrap_or_else(|e| panic!("model {index} ({what}): {e}\n{text}"));
         steps += trajectory.rows.len() - 1;
@@ -247,7 +262,7 @@ fn random_models_step_without_a_discard() {
     }
     println!(
         "random models: {count} run ({newton} with nonlinear dynamics or sources in time, \
-         {linear} linear), {steps} steps, {} with a discarded step",
+         {linear} linear; {held} under the zero-order hold), {steps} steps, {} with a discarded step",
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -100,7 +100,7 @@ MODEL_NAMES = ["sign_spiral", "coulomb_friction", "rlc_diode", "saturated_integr
                # equality constraints ([[constraints]])
                "cartesian_pendulum",
                # sampled-data controllers ([[discrete]])
-               "smc_implicit", "smc_explicit", "pid_zoh",
+               "smc_implicit", "smc_explicit", "pid_zoh", "oscillator_pid",
                # where Modelica tools chatter (docs/src/chattering.md, test_chattering.py)
                "filippov_slide", "pm_braking_bridge", "heat_losses_friction",
                # SPICE netlists (docs/src/circuits.md)

@@ -145,13 +145,13 @@ impl Validator<'_> {
 
     /// Refuses partitions under a scheme that does not run them.
     pub(super) fn sampled_scheme(&self, method: Method) -> Res<()> {
-        if method == Method::Theta {
+        if matches!(method, Method::Theta | Method::Zoh) {
             return Ok(());
         }
         self.fail(
             "scheme.method",
             format!(
-                "[[discrete]] partitions run under the theta scheme only for now, not under {method:?}: the event-driven integrator would have to stop at every sample instant, which it does not yet"
+                "[[discrete]] partitions run under the theta and zoh schemes only for now, not under {method:?}: the event-driven integrator would have to stop at every sample instant, which it does not yet"
             ),
         )
     }

@@ -50,6 +50,10 @@ type StepFn = fn(&mut ThetaStepper, &Lcs, &[f64], &[f64], f64) -> Result<lcp::In
 /// Per-instance time-stepping workspace.
 pub struct ThetaStepper {
     theta: f64,
+    /// The zero-order hold (`method = "zoh"`): the linear part's exact flow
+    /// with multipliers, inputs and sources held over the step, in place of
+    /// the theta-method (see `theta/affine/prepare.rs`).
+    hold: bool,
     /// States, pairs and inputs.
     nx: usize,
     nu: usize,
@@ -126,6 +130,7 @@ impl ThetaStepper {
         );
         ThetaStepper {
             theta,
+            hold: false,
             nx,
             nu,
             nw,
@@ -158,6 +163,14 @@ impl ThetaStepper {
             u_next: vec![0.0; nu],
             y_next: vec![0.0; nu],
         }
+    }
+
+    /// The zero-order hold in place of the theta-method: the step maps are
+    /// the linear part's exact flow, and sources in time are read at the
+    /// step's end and held over it, as Siconos' `ZeroOrderHoldOSI` reads `b`.
+    pub(super) fn hold(mut self) -> Self {
+        self.hold = true;
+        self
     }
 
     /// Sets the LCP's warm start without touching the cached matrices.
@@ -236,7 +249,10 @@ impl ThetaStepper {
             at += nu;
         }
         if let (Some(src), Some(ncs)) = (&self.sources, &lcs.nl) {
-            src.eval(ncs, self.theta, (x, u, w), t, h, &mut w_step[at..]);
+            // Held sources are read at the step's end (theta 1's weights), as
+            // Siconos' ZeroOrderHoldOSI reads its b.
+            let weight = if self.hold { 1.0 } else { self.theta };
+            src.eval(ncs, weight, (x, u, w), t, h, &mut w_step[at..]);
         }
         let result = (self.step_fn)(self, lcs, x, &w_step, h);
         self.w_step = w_step;

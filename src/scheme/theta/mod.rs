@@ -29,7 +29,7 @@ pub(in crate::scheme) use affine::Sources;
 pub use affine::ThetaStepper;
 pub use newton::{NewtonStats, NewtonStepper};
 
-use crate::model::Model;
+use crate::model::{Method, Model};
 use crate::system::lcs::Lcs;
 
 /// The theta-method's workspace, in the form the model's system takes.
@@ -52,9 +52,13 @@ impl Theta {
             Theta::Newton(NewtonStepper::new(nx, nu, nw, theta))
         } else {
             let gammas = model.scheme.theta_gamma;
-            Theta::Affine(ThetaStepper::with_sources(
-                nx, nu, nw, theta, gammas, sources,
-            ))
+            let stepper = ThetaStepper::with_sources(nx, nu, nw, theta, gammas, sources);
+            // Validation gives `zoh` only to models this stepper takes.
+            Theta::Affine(if model.scheme.method == Method::Zoh {
+                stepper.hold()
+            } else {
+                stepper
+            })
         }
     }
 }

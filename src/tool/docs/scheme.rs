@@ -11,6 +11,7 @@ pub(super) fn scheme(h: &mut String, model: &Model) {
     let s = &model.scheme;
     let what = match s.method {
         Method::Theta => "theta-method on the smooth part, complementarity imposed at the end of each step (one LCP per step)",
+        Method::Zoh => "zero-order hold: the linear part's exact flow over each step (a matrix exponential) with multipliers, inputs and sources in time held, complementarity imposed at the end of each step (one LCP per step)",
         Method::EventDriven => "event-driven: an embedded Runge–Kutta pair in each mode, mode switches located by zero crossings, accumulations finished by time-stepping",
         Method::SemiExplicit => "semi-explicit, position level: explicit forces, gaps at the step's end complementary to the contact forces (plastic impacts)",
         Method::MoreauJean => "Moreau–Jean, velocity level: theta-method on the smooth part, Newton's impact law on the contacts predicted to close",
@@ -22,7 +23,7 @@ pub(super) fn scheme(h: &mut String, model: &Model) {
         writeln!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(&v)).unwrap();
     };
     row("method", format!("{} ({what})", s.method.file_name()));
-    if model.nonlinear_dynamics() {
+    if model.newton_step() {
         row(
             "nonlinear step",
             format!(
@@ -42,7 +43,7 @@ pub(super) fn scheme(h: &mut String, model: &Model) {
             ),
         );
     }
-    if s.method != Method::SemiExplicit && s.method != Method::EventDriven {
+    if s.method.uses_theta() {
         row("theta", number(s.theta));
     }
     if s.method.velocity_level() {

@@ -1,5 +1,7 @@
-//! What a theta step of one size needs, computed when the step size changes:
-//! the factorization of `I - hθA`, the LCP's `M`, and the per-step products
+//! What a step of one size needs, computed when the step size changes: the
+//! step maps of the linear part (the theta-method's, through the
+//! factorization of `I - hθA`, or the zero-order hold's exact flow), the
+//! LCP's `M`, and the per-step products
 //! (with `C` folded in) stored in the stepper's `step_data` in the order of
 //! [`Layout`].
 
@@ -8,35 +10,16 @@ use crate::scheme::theta::affine::products::Layout;
 use crate::scheme::theta::affine::ThetaStepper;
 use crate::scheme::StepError;
 use crate::system::lcs::Lcs;
+use nalgebra::DMatrix;
 
 impl ThetaStepper {
     /// Recomputes everything that depends on h.
     pub(super) fn prepare(&mut self, lcs: &Lcs, h: f64) -> Result<(), StepError> {
-        let nx = lcs.a.nrows();
-        // phi holds I - hθA while it is factored, then I + h(1-θ)A.
-        self.phi.copy_from(&lcs.a);
-        self.phi *= -h * self.theta;
-        for i in 0..nx {
-            self.phi[(i, i)] += 1.0;
-        }
-        if !self.lu.factor(&self.phi) {
-            self.size.invalidate();
-            return Err(StepError::SingularIteration { h });
-        }
-        self.phi.copy_from(&lcs.a);
-        self.phi *= h * (1.0 - self.theta);
-        for i in 0..nx {
-            self.phi[(i, i)] += 1.0;
-        }
-        self.lu.solve_columns(&mut self.phi);
-        let (nw, nu) = (self.nw, self.nu);
+        let (nx, nw, nu) = (self.nx, self.nw, self.nu);
         // The columns of the step's inputs: the model's, then the previous
         // multipliers' (γ < 1), then the sources of `f` and of `c`.
         let carried_at = nw;
         let sources_at = nw + if self.carries { nu } else { 0 };
-        self.gamma.copy_from(&lcs.b);
-        self.gamma *= h;
-        self.lu.solve_columns(&mut self.gamma);
         self.ew.fill(0.0);
         self.ew.columns_mut(0, nw).copy_from(&lcs.e);
         if let Some(src) = &self.sources {
@@ -45,18 +28,19 @@ impl ThetaStepper {
                 self.ew[(row, sources_at + k)] = 1.0;
             }
         }
-        self.ew.scale_mut(h);
-        self.lu.solve_columns(&mut self.ew);
+        if self.hold {
+            self.discretize_held(lcs, h);
+        } else {
+            self.discretize_theta(lcs, h)?;
+        }
         let (gm, gr) = (self.gammas.multipliers, self.gammas.relation);
         if self.carries {
-            // The previous multipliers' columns, (1-γ) h W B, then γ h W B.
+            // The previous multipliers' columns, (1-γ) h W B, then γ h W B
+            // (validation keeps γ = 1 under the zero-order hold).
             let carried = &self.gamma * (1.0 - gm);
             self.ew.columns_mut(carried_at, nu).copy_from(&carried);
             self.gamma *= gm;
         }
-        self.fx.copy_from(&lcs.f);
-        self.fx *= h;
-        self.lu.solve(self.fx.as_mut_slice());
         // The relation's C: γ_r C when it holds inside the step.
         let c = if gr != 1.0 {
             self.c_rel.copy_from(&lcs.c);
@@ -111,5 +95,62 @@ impl ThetaStepper {
         self.solver.matrix_changed();
         self.size.set(h);
         Ok(())
+    }
+
+    /// The theta-method's step maps: `phi = W (I + h(1-θ)A)` and `h W` times
+    /// `B`, the input columns (already in `ew`) and `f`, with
+    /// `W = (I - hθA)⁻¹` factored.
+    fn discretize_theta(&mut self, lcs: &Lcs, h: f64) -> Result<(), StepError> {
+        let nx = lcs.a.nrows();
+        // phi holds I - hθA while it is factored, then I + h(1-θ)A.
+        self.phi.copy_from(&lcs.a);
+        self.phi *= -h * self.theta;
+        for i in 0..nx {
+            self.phi[(i, i)] += 1.0;
+        }
+        if !self.lu.factor(&self.phi) {
+            self.size.invalidate();
+            return Err(StepError::SingularIteration { h });
+        }
+        self.phi.copy_from(&lcs.a);
+        self.phi *= h * (1.0 - self.theta);
+        for i in 0..nx {
+            self.phi[(i, i)] += 1.0;
+        }
+        self.lu.solve_columns(&mut self.phi);
+        self.gamma.copy_from(&lcs.b);
+        self.gamma *= h;
+        self.lu.solve_columns(&mut self.gamma);
+        self.ew.scale_mut(h);
+        self.lu.solve_columns(&mut self.ew);
+        self.fx.copy_from(&lcs.f);
+        self.fx *= h;
+        self.lu.solve(self.fx.as_mut_slice());
+        Ok(())
+    }
+
+    /// The zero-order hold's step maps (Siconos' `ZeroOrderHoldOSI`): the
+    /// exact flow of the linear part over the step with the multipliers, the
+    /// inputs and the sources held, `x⁺ = e^{hA} x + Ψ (B u⁺ + E w + f)`,
+    /// `Ψ = ∫₀ʰ e^{sA} ds`. Both come from one exponential of the block
+    /// matrix `h [[A, I], [0, 0]]`, whose top row is `[e^{hA}, Ψ]`
+    /// (nalgebra's scaling-and-squaring Padé). The exponential allocates:
+    /// this runs when the step size changes, not per step.
+    fn discretize_held(&mut self, lcs: &Lcs, h: f64) {
+        let nx = lcs.a.nrows();
+        let mut block = DMatrix::zeros(2 * nx, 2 * nx);
+        for i in 0..nx {
+            for j in 0..nx {
+                block[(i, j)] = h * lcs.a[(i, j)];
+            }
+            block[(i, nx + i)] = h;
+        }
+        let flow = block.exp();
+        self.phi.copy_from(&flow.view((0, 0), (nx, nx)));
+        let psi = flow.view((0, nx), (nx, nx));
+        self.gamma.gemm(1.0, &psi, &lcs.b, 0.0);
+        let inputs = self.ew.clone();
+        self.ew.gemm(1.0, &psi, &inputs, 0.0);
+        self.fx.gemv(1.0, &psi, &lcs.f, 0.0);
     }
 }

@@ -144,7 +144,7 @@ impl Model {
                 || !programs_ok
                 || !ok_expr(&p.period)
                 || !ok_expr(&p.offset)
-                || !matches!(self.scheme.method, Method::Theta | Method::Zoh)
+                || !self.scheme.method.first_order()
             {
                 return Err("embedded model: discrete partitions are inconsistent".into());
             }

@@ -340,9 +340,9 @@ impl Validator<'_> {
         if let Some(m) = &mechanics {
             self.nonlinear_mechanics_scheme(m, scheme.method)?;
         }
-        if !sampled.is_empty() {
-            self.sampled_scheme(scheme.method)?;
-        }
+        // Partitions run under every first-order scheme: the instance cuts
+        // each communication step at their sample instants (mechanical models
+        // were refused them above).
         if scheme.method == Method::Zoh && nonlinear.reads_unknowns(nx + nu) {
             return self.fail(
                 "scheme.method",

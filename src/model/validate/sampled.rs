@@ -12,7 +12,7 @@ use crate::model::expr::{self, Expr};
 use crate::model::raw::{RawDiscrete, Value};
 use crate::model::rows::operands;
 use crate::model::sampled::{DiscreteState, HeldOutput, Partition};
-use crate::model::{Condition, Method, Variable};
+use crate::model::{Condition, Variable};
 
 impl Validator<'_> {
     /// Refuses partitions where this slice does not run them, and appends
@@ -141,19 +141,6 @@ impl Validator<'_> {
             out.push(partition);
         }
         Ok(out)
-    }
-
-    /// Refuses partitions under a scheme that does not run them.
-    pub(super) fn sampled_scheme(&self, method: Method) -> Res<()> {
-        if matches!(method, Method::Theta | Method::Zoh) {
-            return Ok(());
-        }
-        self.fail(
-            "scheme.method",
-            format!(
-                "[[discrete]] partitions run under the theta and zoh schemes only for now, not under {method:?}: the event-driven integrator would have to stop at every sample instant, which it does not yet"
-            ),
-        )
     }
 
     /// A period or an offset: a number or a parameter expression.

@@ -100,7 +100,9 @@ impl Validator<'_> {
                 "the semi-explicit scheme has no theta (its forces are explicit, its positions use the new velocity)",
             );
         }
-        if method == Method::Zoh && theta.is_some() {
+        // A file's theta is refused beside its own `zoh`, and set aside when
+        // `--scheme zoh` replaces its method (the file was written for theta).
+        if method == Method::Zoh && theta.is_some() && field == "scheme.method" {
             return self.fail(
                 "scheme.theta",
                 "the zero-order hold has no theta (its linear part is integrated exactly over the step)",

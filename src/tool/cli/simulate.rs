@@ -33,7 +33,7 @@ pub struct Args {
     /// Override a size declared in the model file's [defines] (NAME=INTEGER, repeatable).
     #[arg(long = "define", value_name = "NAME=INTEGER", value_parser = super::parse_define)]
     defines: Vec<(String, i64)>,
-    /// Replace the model file's [scheme] method (theta, event-driven, moreau-jean, moreau-jean-projected,
+    /// Replace the model file's [scheme] method (theta, zoh, event-driven, moreau-jean, moreau-jean-projected,
     /// moreau-jean-direct-projection,
     /// semi-explicit); the file's other scheme settings stay.
     #[arg(long = "scheme", value_name = "METHOD")]

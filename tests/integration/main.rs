@@ -251,14 +251,16 @@ pub fn column(t: &Trajectory, name: &str) -> Vec<f64> {
 }
 
 /// The rows of a reference table in `tests/data` (comma-separated numbers;
-/// lines starting with `#` say where the figures come from).
+/// lines starting with `#` say where the figures come from; a header line of
+/// column names is skipped).
 pub fn reference_rows(file: &str) -> Vec<Vec<f64>> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
         .join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    // Comments start with '#'; a header line of column names, with a letter.
     text.lines()
-        .filter(|l| !l.starts_with('#'))
+        .filter(|l| !l.starts_with('#') && !l.starts_with(|c: char| c.is_ascii_alphabetic()))
         .map(|l| l.split(',').map(|x| x.trim().parse().unwrap()).collect())
         .collect()
 }

@@ -24,7 +24,7 @@
 //! percussion). See the test for the tolerance.
 
 use crate::sequence_args::Rng;
-use crate::{assert_fmu_state_replays, close, column, initialized, model, model_path, run};
+use crate::{assert_fmu_state_replays, close, column, initialized, model, run};
 use lcsfmu::instance::Severity;
 use lcsfmu::model::validate;
 use lcsfmu::tool::simulate::Options;
@@ -76,20 +76,9 @@ fn fmu_state_replays_the_double_pendulums_steps_bit_for_bit() {
 /// Siconos' converged run: rows of time, th1, w1, th2, w2, p1, p2 (the
 /// iterations and residual columns dropped).
 fn siconos_converged() -> Vec<[f64; 7]> {
-    let path = model_path("double_pendulum")
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("tests/data/double_pendulum_siconos_converged.csv");
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.starts_with("time"))
-        .map(|l| {
-            let v: Vec<f64> = l.split(',').take(7).map(|x| x.parse().unwrap()).collect();
-            v.try_into().unwrap()
-        })
+    let rows = crate::reference_rows("double_pendulum_siconos_converged.csv");
+    rows.into_iter()
+        .map(|r| r[..7].try_into().unwrap())
         .collect()
 }
 

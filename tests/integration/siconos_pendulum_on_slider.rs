@@ -21,21 +21,8 @@ use lcsfmu::tool::simulate::Options;
 
 /// Rows of the reference: time, x, y, th, vx, vy, w, g_rail, g_right, g_left.
 fn siconos() -> Vec<[f64; 10]> {
-    let path = crate::model_path("pendulum_on_slider")
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("tests/data/pendulum_on_slider_siconos.csv");
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.starts_with("time"))
-        .map(|l| {
-            let v: Vec<f64> = l.split(',').map(|x| x.parse().unwrap()).collect();
-            v.try_into().unwrap()
-        })
-        .collect()
+    let rows = crate::reference_rows("pendulum_on_slider_siconos.csv");
+    rows.into_iter().map(|r| r.try_into().unwrap()).collect()
 }
 
 #[test]

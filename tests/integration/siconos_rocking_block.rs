@@ -19,21 +19,8 @@ use lcsfmu::model::validate;
 use lcsfmu::tool::simulate::Options;
 
 fn siconos() -> Vec<[f64; 7]> {
-    let path = model_path("rocking_block")
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("tests/data/rocking_block_siconos.csv");
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| {
-            let v: Vec<f64> = l.split(',').map(|x| x.parse().unwrap()).collect();
-            v.try_into().unwrap()
-        })
-        .collect()
+    let rows = crate::reference_rows("rocking_block_siconos.csv");
+    rows.into_iter().map(|r| r.try_into().unwrap()).collect()
 }
 
 #[test]

@@ -147,7 +147,7 @@ impl ModeSystem {
     /// acceptance tolerance, which scales with the largest entries (a
     /// friction force of 9810 N against a velocity change of 1e-6). The step
     /// is `delta`, or shorter on a stiff model (see
-    /// [`selection_step`](crate::scheme::mode::selection_step)); it is returned.
+    /// [`selection_step`]); it is returned.
     pub fn selection(
         &mut self,
         lcs: &Lcs,
